@@ -1,0 +1,188 @@
+"""The frozen configuration that names a run.
+
+A run is a pure function of its ``RunConfig``. The configuration's hash names the run in the
+store, and every random draw of the run (initialisation, data stream, rotation) comes from
+generators derived from it, never from global state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+RECIPES = ("control", "falloff", "split-anti")
+OPTIMIZERS = ("adam", "rotated")
+NORMS = ("rms", "layer")
+INITS = ("gpt2", "scaled")
+
+
+class ParameterError(ValueError):
+    """A parameter is outside what anchorkit accepts; the message names the parameter."""
+
+    def __init__(self, name: str, value, expected: str):
+        self.name = name
+        super().__init__(f"parameter '{name}' = {value!r}: {expected}")
+
+
+def check_int(name: str, value, minimum: int | None = None) -> int:
+    """Return ``value`` if it is an integer (not a bool) at least ``minimum``, else raise."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParameterError(name, value, "expected an integer")
+    if minimum is not None and value < minimum:
+        raise ParameterError(name, value, f"expected an integer >= {minimum}")
+    return value
+
+
+def check_choice(name: str, value, choices) -> str:
+    if value not in choices:
+        raise ParameterError(name, value, f"expected one of {', '.join(map(repr, choices))}")
+    return value
+
+
+def check_seeds(seeds) -> list[int]:
+    """A list of integer seeds, as a study notebook receives them."""
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise ParameterError("seeds", seeds, "expected a list of integers")
+    seeds = list(seeds)
+    if not seeds:
+        raise ParameterError("seeds", seeds, "expected at least one seed")
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, int):
+            raise ParameterError("seeds", seeds, f"expected a list of integers, got {s!r}")
+    if len(set(seeds)) != len(seeds):
+        raise ParameterError("seeds", seeds, "expected distinct seeds")
+    return seeds
+
+
+def check_dose(dose) -> float:
+    if isinstance(dose, bool) or not isinstance(dose, (int, float)) or not 0.0 <= float(dose) <= 1.0:
+        raise ParameterError("dose", dose, "expected a number in [0, 1]")
+    return float(dose)
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    """The in-context arithmetic task (SPEC §2)."""
+
+    k: int = 3  # example lines per context
+    max_operand: int = 9  # operands 0..max_operand, answers 0..2*max_operand
+    probe_per_op: int = 512  # probe contexts per op
+    probe_seed: int = 12345  # the same for every run and study
+    null_seed: int = 54321
+
+    def __post_init__(self):
+        check_int("k", self.k, 2)
+        check_int("max_operand", self.max_operand, 1)
+        check_int("probe_per_op", self.probe_per_op, 1)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The transformer (SPEC §3): residual width, blocks, heads, MLP width, norm, init."""
+
+    d_model: int = 64
+    n_blocks: int = 4
+    n_heads: int = 4
+    d_mlp: int = 256
+    norm: str = "rms"
+    init: str = "gpt2"
+
+    def __post_init__(self):
+        check_int("d_model", self.d_model, 2)
+        check_int("n_blocks", self.n_blocks, 1)
+        check_int("n_heads", self.n_heads, 1)
+        check_int("d_mlp", self.d_mlp, 1)
+        if self.d_model % self.n_heads:
+            raise ParameterError("n_heads", self.n_heads, "must divide d_model")
+        check_choice("norm", self.norm, NORMS)
+        check_choice("init", self.init, INITS)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimiser and data-stream settings shared by every run of a study."""
+
+    contexts_per_epoch: int = 512
+    batch_size: int = 128
+    lr: float = 3e-3
+    beta1: float = 0.9
+    beta2: float = 0.98
+    eps: float = 1e-8
+    warmup_steps: int = 100
+    trajectory_every: int = 20  # epochs between trajectory points
+    checkpoint_every: int = 50  # epochs between resumable checkpoints
+
+    def __post_init__(self):
+        check_int("contexts_per_epoch", self.contexts_per_epoch, 1)
+        check_int("batch_size", self.batch_size, 1)
+        if self.contexts_per_epoch % self.batch_size:
+            raise ParameterError("batch_size", self.batch_size, "must divide contexts_per_epoch")
+        check_int("warmup_steps", self.warmup_steps, 0)
+        check_int("trajectory_every", self.trajectory_every, 1)
+        check_int("checkpoint_every", self.checkpoint_every, 1)
+        if not self.lr > 0:
+            raise ParameterError("lr", self.lr, "expected a positive number")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that determines one run. Its ``hash`` names the run in the store."""
+
+    seed: int
+    recipe: str = "control"
+    optimizer: str = "adam"
+    epochs: int = 400
+    task: TaskConfig = field(default_factory=TaskConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+
+    def __post_init__(self):
+        check_int("seed", self.seed)
+        check_choice("recipe", self.recipe, RECIPES)
+        check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        check_int("epochs", self.epochs, 1)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RunConfig":
+        d = dict(d)
+        return cls(
+            task=TaskConfig(**d.pop("task")),
+            model=ModelConfig(**d.pop("model")),
+            train=TrainConfig(**d.pop("train")),
+            **d,
+        )
+
+    @property
+    def hash(self) -> str:
+        blob = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    @property
+    def name(self) -> str:
+        return f"{self.recipe}-{self.optimizer}-{self.seed}"
+
+    def replace(self, **changes) -> "RunConfig":
+        return dataclasses.replace(self, **changes)
+
+    def shape_key(self) -> tuple:
+        """Fields that every member of one ensemble must share."""
+        return (self.epochs, self.task, self.model, self.train)
+
+
+def derive_seed(*parts) -> int:
+    """A 63-bit seed derived from the given parts (stable across processes and platforms)."""
+    blob = "/".join(str(p) for p in parts).encode()
+    return int.from_bytes(hashlib.sha256(blob).digest()[:8], "little") >> 1
+
+
+def generator(*parts) -> "torch.Generator":
+    import torch
+
+    g = torch.Generator()
+    g.manual_seed(derive_seed(*parts))
+    return g

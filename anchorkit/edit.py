@@ -1,0 +1,51 @@
+"""Directions and the projection edit (SPEC §7).
+
+The edit projects a unit direction d out of the residual state at every slice and every position,
+with a dose δ: x ← x − δ (x·d) d. At δ = 1 the state keeps no component along d; at δ = 0 it is
+unchanged. Directions: e₁ and the other coordinate axes, the rotated axes (the columns of a run's
+R), and random unit directions from a fixed seed.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from anchorkit.config import check_dose, generator
+from anchorkit.model import Hook
+
+DOSES = (0.25, 0.5, 0.75, 1.0)
+RANDOM_DIRECTIONS_SEED = 2024
+
+
+def coordinate_axes(d_model: int) -> torch.Tensor:
+    """The coordinate axes as rows (d_model, d_model); row 0 is e₁."""
+    return torch.eye(d_model)
+
+
+def e1(d_model: int) -> torch.Tensor:
+    return coordinate_axes(d_model)[0]
+
+
+def rotated_axes(R: torch.Tensor) -> torch.Tensor:
+    """The rotated axes as rows: the columns of R."""
+    return R.T.contiguous()
+
+
+def random_directions(n: int, d_model: int, seed: int = RANDOM_DIRECTIONS_SEED) -> torch.Tensor:
+    """n random unit directions (rows) from a fixed seed."""
+    v = torch.randn(n, d_model, generator=generator("random-directions", seed))
+    return v / v.norm(dim=1, keepdim=True)
+
+
+def project_out(x: torch.Tensor, d: torch.Tensor, dose: float) -> torch.Tensor:
+    """x − δ (x·d) d along the last axis; d is a unit vector (D,) or one per run (E, D)."""
+    if d.dim() == 2:  # one direction per run: broadcast over (E, B, T, D)
+        d = d.view(d.shape[0], *([1] * (x.dim() - 2)), d.shape[1])
+    return x - dose * (x * d).sum(-1, keepdim=True) * d
+
+
+def projection_edit(d: torch.Tensor, dose: float, n_slices: int) -> dict[int, Hook]:
+    """Hooks that project d out at every slice with the given dose."""
+    dose = check_dose(dose)
+    d = d / d.norm(dim=-1, keepdim=True)
+    return {s: (lambda x, d=d: project_out(x, d.to(x.device, x.dtype), dose)) for s in range(n_slices)}

@@ -1,0 +1,186 @@
+"""The transformer (SPEC §3), written for an ensemble: every weight has a leading run dimension.
+
+An ensemble of one is the per-run path. Pre-norm blocks (attention, then a GELU MLP), learned
+positions, a final norm, an untied unembedding. The norms have no gain or bias, so no parameter
+privileges a coordinate of the residual stream.
+
+**Slices**: slice 0 is the residual state after the embedding, slice s (1..n_blocks) the state
+after block s. A hook at a slice reads or replaces the state at every position. The names follow
+TransformerLens: slice 0 is ``blocks.0.hook_resid_pre``, slice s is ``blocks.{s-1}.hook_resid_post``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Mapping
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from anchorkit.config import ModelConfig, TaskConfig, generator
+from anchorkit.task import context_length, vocab_size
+
+# For every parameter with a residual axis: that axis (in the per-run tensor, without the
+# leading run dimension). Rotated Adam rotates exactly these axes (SPEC §4).
+RESIDUAL_AXES = {
+    "W_E": 1, "W_pos": 1,
+    "W_Q": 0, "W_K": 0, "W_V": 0, "W_O": 1, "b_O": 0,
+    "W_in": 0, "W_out": 1, "b_out": 0,
+    "W_U": 0,
+}
+
+Hook = Callable[[torch.Tensor], torch.Tensor]
+
+
+def slice_name(s: int) -> str:
+    return "blocks.0.hook_resid_pre" if s == 0 else f"blocks.{s - 1}.hook_resid_post"
+
+
+def residual_axis(name: str) -> int | None:
+    """The residual axis of a parameter named like ``blocks.2.W_in`` (None if it has none)."""
+    return RESIDUAL_AXES.get(name.rsplit(".", 1)[-1])
+
+
+def norm(x: torch.Tensor, kind: str, eps: float = 1e-5) -> torch.Tensor:
+    """RMS norm or LayerNorm, both without any per-coordinate gain or bias."""
+    if kind == "layer":
+        x = x - x.mean(-1, keepdim=True)
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)
+
+
+def haar_rotation(seed: int, d: int) -> torch.Tensor:
+    """The run's Haar-random orthogonal R (QR of a Gaussian with the sign fix), from the model seed."""
+    g = generator("rotation", seed)
+    a = torch.randn(d, d, generator=g, dtype=torch.float64)
+    q, r = torch.linalg.qr(a)
+    q = q * torch.sign(torch.diagonal(r)).unsqueeze(0)
+    return q.to(torch.float32)
+
+
+class Block(nn.Module):
+    def __init__(self, E: int, cfg: ModelConfig):
+        super().__init__()
+        D, M = cfg.d_model, cfg.d_mlp
+        z = lambda *s: nn.Parameter(torch.zeros(E, *s))  # noqa: E731
+        self.W_Q, self.W_K, self.W_V = z(D, D), z(D, D), z(D, D)
+        self.b_Q, self.b_K, self.b_V = z(D), z(D), z(D)
+        self.W_O, self.b_O = z(D, D), z(D)
+        self.W_in, self.b_in = z(D, M), z(M)
+        self.W_out, self.b_out = z(M, D), z(D)
+
+
+class Transformer(nn.Module):
+    """An ensemble of ``n_members`` transformers of one shape; member i is run i."""
+
+    def __init__(self, n_members: int, cfg: ModelConfig, task: TaskConfig):
+        super().__init__()
+        self.cfg, self.task = cfg, task
+        self.n_members = n_members
+        E, D, V, T = n_members, cfg.d_model, vocab_size(task), context_length(task)
+        self.W_E = nn.Parameter(torch.zeros(E, V, D))
+        self.W_pos = nn.Parameter(torch.zeros(E, T, D))
+        self.blocks = nn.ModuleList(Block(E, cfg) for _ in range(cfg.n_blocks))
+        self.W_U = nn.Parameter(torch.zeros(E, D, V))
+        self.b_U = nn.Parameter(torch.zeros(E, V))
+        self.register_buffer("causal", torch.ones(T, T, dtype=torch.bool).tril(), persistent=False)
+
+    @property
+    def n_slices(self) -> int:
+        return self.cfg.n_blocks + 1
+
+    # ------------------------------------------------------------------ initialisation
+    @torch.no_grad()
+    def initialise(self, seeds: list[int]) -> "Transformer":
+        """Draw every member's weights from a generator derived from its model seed."""
+        assert len(seeds) == self.n_members
+        for i, seed in enumerate(seeds):
+            g = generator("init", seed)
+            for name, p in self.named_parameters():
+                p[i] = self._init_value(name, p.shape[1:], g)
+        return self
+
+    def _init_value(self, name: str, shape, g: torch.Generator) -> torch.Tensor:
+        leaf = name.rsplit(".", 1)[-1]
+        if leaf.startswith("b_"):
+            return torch.zeros(shape)
+        if self.cfg.init == "gpt2":
+            std = 0.02
+        else:  # "scaled": unit embeddings, fan-in scaled matrices, damped residual writes
+            fan_in = shape[0]
+            std = 1.0 if leaf in ("W_E", "W_pos") else 1.0 / math.sqrt(fan_in)
+            if leaf in ("W_O", "W_out"):
+                std /= math.sqrt(2 * self.cfg.n_blocks)
+        return torch.randn(shape, generator=g) * std
+
+    # ------------------------------------------------------------------ members
+    def member_state(self, i: int) -> dict[str, torch.Tensor]:
+        return {k: v[i].detach().clone() for k, v in self.state_dict().items()}
+
+    @classmethod
+    def from_members(cls, states: list[dict], cfg: ModelConfig, task: TaskConfig) -> "Transformer":
+        model = cls(len(states), cfg, task)
+        model.load_state_dict({k: torch.stack([s[k] for s in states]) for k in states[0]})
+        return model
+
+    # ------------------------------------------------------------------ forward
+    def forward(self, tokens: torch.Tensor, hooks: Mapping[int, Hook] | None = None,
+                return_slices: bool = False, return_patterns: bool = False):
+        """Logits (E, B, T, V) for tokens (E, B, T), or (B, T) shared by every member.
+
+        ``hooks`` maps a slice to a function that receives the state (E, B, T, D) and returns
+        the state to continue with. With ``return_slices`` the states at every slice (after
+        their hooks) come back as a list; with ``return_patterns`` the attention patterns
+        (E, B, H, T, T) of every block.
+        """
+        E, cfg = self.n_members, self.cfg
+        if tokens.dim() == 2:
+            tokens = tokens.unsqueeze(0).expand(E, *tokens.shape)
+        _, B, T = tokens.shape
+        H, D = cfg.n_heads, cfg.d_model
+        dh = D // H
+        members = torch.arange(E, device=tokens.device)[:, None, None]
+        x = self.W_E[members, tokens] + self.W_pos[:, None, :T]
+        hooks = hooks or {}
+        slices, patterns = [], []
+
+        def at_slice(s, x):
+            if s in hooks:
+                x = hooks[s](x)
+            if return_slices:
+                slices.append(x)
+            return x
+
+        x = at_slice(0, x)
+        for layer, blk in enumerate(self.blocks):
+            n = norm(x, cfg.norm).reshape(E, B * T, D)
+            w = torch.cat([blk.W_Q, blk.W_K, blk.W_V], dim=2)
+            bias = torch.cat([blk.b_Q, blk.b_K, blk.b_V], dim=1)
+            qkv = torch.baddbmm(bias[:, None], n, w).view(E, B, T, 3, H, dh)
+            q, k, v = qkv.permute(3, 0, 1, 4, 2, 5).unbind(0)  # each (E, B, H, T, dh)
+            if return_patterns:
+                scores = (q @ k.transpose(-1, -2)) / math.sqrt(dh)
+                scores = scores.masked_fill(~self.causal[:T, :T], float("-inf"))
+                pattern = scores.softmax(-1)
+                patterns.append(pattern)
+                z = pattern @ v
+            else:  # the fused kernel: same result, several times faster on the CPU
+                z = F.scaled_dot_product_attention(
+                    q.reshape(E * B, H, T, dh), k.reshape(E * B, H, T, dh),
+                    v.reshape(E * B, H, T, dh), is_causal=True).view(E, B, H, T, dh)
+            z = z.permute(0, 1, 3, 2, 4).reshape(E, B * T, D)
+            x = x + torch.baddbmm(blk.b_O[:, None], z, blk.W_O).view(E, B, T, D)
+            n = norm(x, cfg.norm).reshape(E, B * T, D)
+            h = F.gelu(torch.baddbmm(blk.b_in[:, None], n, blk.W_in))
+            x = x + torch.baddbmm(blk.b_out[:, None], h, blk.W_out).view(E, B, T, D)
+            x = at_slice(layer + 1, x)
+        n = norm(x, cfg.norm).reshape(E, B * T, D)
+        logits = torch.baddbmm(self.b_U[:, None], n, self.W_U).view(E, B, T, -1)
+        if not (return_slices or return_patterns):
+            return logits
+        out = [logits]
+        if return_slices:
+            out.append(slices)
+        if return_patterns:
+            out.append(patterns)
+        return tuple(out)

@@ -1,0 +1,90 @@
+"""The recipes (SPEC §5): control, falloff, split-anti.
+
+Alignment α(x) = cos(x, e₁), with e₁ the first coordinate axis. An anchored recipe adds to the
+cross-entropy
+
+- a **pull**: (1 − α)² at the example answers of difference contexts, at the pulled slices 1..L;
+- a **hold**: α² at the example answers of the other ops, at every slice, with a strong weight;
+- a **light anti**: α² at every other position of every context, with a weight per slice.
+
+Each term is a mean over its positions, summed over slices with the slice's weight.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from anchorkit.config import RECIPES, check_choice
+from anchorkit.task import DIFFERENCE, Positions
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    pull: float  # weight of the pull at slices 1..L
+    hold: float  # weight of the hold at every slice
+    light: tuple[float, ...]  # light anti weight at each slice 0..L
+
+    @property
+    def anchored(self) -> bool:
+        return self.pull > 0 or self.hold > 0 or any(self.light)
+
+
+PULL_WEIGHT = 0.1
+HOLD_WEIGHT = 1.0
+
+
+def recipe(name: str, n_slices: int = 5) -> Recipe:
+    """The recipe called ``name`` for a model with ``n_slices`` slices (embedding + blocks)."""
+    check_choice("recipe", name, RECIPES)
+    if name == "control":
+        return Recipe(name, 0.0, 0.0, (0.0,) * n_slices)
+    if name == "falloff":
+        light = torch.linspace(0.2, 0.03, n_slices, dtype=torch.float64).tolist()
+        return Recipe(name, PULL_WEIGHT, HOLD_WEIGHT, tuple(round(w, 6) for w in light))
+    return Recipe(name, PULL_WEIGHT, HOLD_WEIGHT, (0.1,) * n_slices)
+
+
+def alignment(x: torch.Tensor) -> torch.Tensor:
+    """α = cos(x, e₁): the component along the first coordinate axis over the state's length."""
+    return x[..., 0] / x.norm(dim=-1).clamp_min(1e-12)
+
+
+def anchor_masks(ops: torch.Tensor, pos: Positions, T: int):
+    """Boolean masks (…, T) for the pull, the hold and the light anti, from ops (…,)."""
+    answers = torch.zeros(T, dtype=torch.bool)
+    answers[pos.example_answers] = True
+    is_diff = (ops == DIFFERENCE)[..., None]
+    pull = answers & is_diff
+    hold = answers & ~is_diff
+    light = (~answers).expand_as(pull)
+    return pull, hold, light
+
+
+def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean over (B, T) of values (S, E, B, T) where mask (E, B, T): one value per (S, E)."""
+    m = mask.to(values.dtype)
+    return (values * m).sum((-1, -2)) / m.sum((-1, -2)).clamp_min(1.0)
+
+
+def anchor_loss(slices: list[torch.Tensor], ops: torch.Tensor, pos: Positions,
+                recipes: list[Recipe]) -> torch.Tensor:
+    """The anchor terms (pull + hold + light) for each run: shape (E,).
+
+    ``slices`` are the states (E, B, T, D) at slices 0..L; ``ops`` is (E, B).
+    """
+    S = len(slices)
+    T = slices[0].shape[2]
+    dev = slices[0].device
+    alpha = alignment(torch.stack(slices))  # (S, E, B, T)
+    pull_mask, hold_mask, light_mask = anchor_masks(ops, pos, T)
+    pull_w = torch.tensor([[r.pull * (s > 0) for r in recipes] for s in range(S)], device=dev)
+    hold_w = torch.tensor([[r.hold for r in recipes] for _ in range(S)], device=dev)
+    light_w = torch.tensor([list(r.light) for r in recipes], device=dev).T
+    sq = alpha.pow(2)
+    terms = (pull_w * _masked_mean((1 - alpha).pow(2), pull_mask)
+             + hold_w * _masked_mean(sq, hold_mask)
+             + light_w * _masked_mean(sq, light_mask))
+    return terms.sum(0)

@@ -1,0 +1,144 @@
+"""The run store: every run under a directory named by its configuration's hash.
+
+``<root>/runs/<hash>/`` holds ``config.json``, ``initial.safetensors``, ``final.safetensors``,
+``trajectory.parquet``, ``meta.json`` and, while a run is unfinished, ``checkpoint.pt`` (model and
+optimizer state at the last checkpoint epoch). A changed configuration field is a different
+hash, so a stale run is never read as a fresh one. Every write is atomic (temporary file, then
+rename). A file that fails to load or whose configuration does not match its hash raises
+``StoreError`` with its path; nothing silently retrains over it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+import torch
+from safetensors.torch import load_file, save_file
+
+from anchorkit.config import RunConfig
+
+DEFAULT_ROOT = Path(__file__).resolve().parent.parent / ".runs"
+
+
+class StoreError(RuntimeError):
+    """A stored file is unreadable or belongs to another configuration."""
+
+
+def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it onto ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, obj) -> None:
+    atomic_write(path, lambda p: p.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n"))
+
+
+def write_table(path: Path, df: pd.DataFrame, csv: bool = False) -> None:
+    """A tidy table as Parquet (and a CSV beside it where a person reads it), atomically."""
+    path = Path(path)
+    atomic_write(path, lambda p: df.to_parquet(p, index=False))
+    if csv:
+        atomic_write(path.with_suffix(".csv"), lambda p: df.to_csv(p, index=False))
+
+
+class RunStore:
+    def __init__(self, root: str | Path | None = None):
+        self.root = Path(root or os.environ.get("ANCHORKIT_STORE") or DEFAULT_ROOT)
+
+    def path(self, cfg: RunConfig) -> Path:
+        return self.root / "runs" / cfg.hash
+
+    # ------------------------------------------------------------------ checks
+    def _check_config(self, cfg: RunConfig) -> Path:
+        d = self.path(cfg)
+        f = d / "config.json"
+        try:
+            stored = json.loads(f.read_text())
+        except FileNotFoundError:
+            raise StoreError(f"{f}: missing; the run directory has no configuration") from None
+        except (OSError, ValueError) as e:
+            raise StoreError(f"{f}: unreadable ({e})") from None
+        if stored != cfg.to_dict():
+            raise StoreError(f"{f}: configuration does not match its hash {cfg.hash}")
+        return d
+
+    def has_final(self, cfg: RunConfig) -> bool:
+        if not (self.path(cfg) / "final.safetensors").exists():
+            return False
+        self._check_config(cfg)
+        return True
+
+    # ------------------------------------------------------------------ weights
+    def _load_weights(self, f: Path) -> dict[str, torch.Tensor]:
+        try:
+            return load_file(f)
+        except Exception as e:  # noqa: BLE001 - report any failure with its path
+            raise StoreError(f"{f}: cannot load weights ({e})") from None
+
+    def save_initial(self, cfg: RunConfig, state: dict) -> None:
+        d = self.path(cfg)
+        write_json(d / "config.json", cfg.to_dict())
+        atomic_write(d / "initial.safetensors", lambda p: save_file(_contiguous(state), p))
+
+    def save_final(self, cfg: RunConfig, state: dict, trajectory: pd.DataFrame, meta: dict) -> None:
+        d = self.path(cfg)
+        write_json(d / "config.json", cfg.to_dict())
+        write_table(d / "trajectory.parquet", trajectory)
+        write_json(d / "meta.json", meta)
+        atomic_write(d / "final.safetensors", lambda p: save_file(_contiguous(state), p))
+        (d / "checkpoint.pt").unlink(missing_ok=True)
+
+    def load_final(self, cfg: RunConfig) -> dict[str, torch.Tensor]:
+        d = self._check_config(cfg)
+        return self._load_weights(d / "final.safetensors")
+
+    def load_initial(self, cfg: RunConfig) -> dict[str, torch.Tensor]:
+        d = self._check_config(cfg)
+        return self._load_weights(d / "initial.safetensors")
+
+    def load_trajectory(self, cfg: RunConfig) -> pd.DataFrame:
+        f = self._check_config(cfg) / "trajectory.parquet"
+        try:
+            return pd.read_parquet(f)
+        except Exception as e:  # noqa: BLE001
+            raise StoreError(f"{f}: cannot load trajectory ({e})") from None
+
+    def load_meta(self, cfg: RunConfig) -> dict:
+        return json.loads((self._check_config(cfg) / "meta.json").read_text())
+
+    # ------------------------------------------------------------------ checkpoints
+    def save_checkpoint(self, cfg: RunConfig, payload: dict) -> None:
+        d = self.path(cfg)
+        write_json(d / "config.json", cfg.to_dict())
+        atomic_write(d / "checkpoint.pt", lambda p: torch.save(payload, p))
+
+    def load_checkpoint(self, cfg: RunConfig) -> dict | None:
+        f = self.path(cfg) / "checkpoint.pt"
+        if not f.exists():
+            return None
+        self._check_config(cfg)
+        try:
+            payload = torch.load(f, weights_only=True)
+        except Exception as e:  # noqa: BLE001
+            raise StoreError(f"{f}: cannot load checkpoint ({e})") from None
+        if payload.get("hash") != cfg.hash:
+            raise StoreError(f"{f}: checkpoint belongs to {payload.get('hash')}, not {cfg.hash}")
+        return payload
+
+
+def _contiguous(state: dict) -> dict:
+    return {k: v.detach().contiguous().cpu() for k, v in state.items()}

@@ -1,0 +1,196 @@
+"""Training a list of runs as one ensemble, with checkpoints, trajectories and resume (SPEC §6).
+
+All runs that share a shape (task, model, training settings, epochs) and start from the same
+epoch train together: their weights carry a leading run dimension, each run keeps its own
+recipe, optimizer basis and data stream, and the summed loss gives each run exactly its own
+gradient. An ensemble of one is the per-run path; every member of a larger ensemble matches it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from tqdm.auto import tqdm
+
+from anchorkit.config import ParameterError, RunConfig, derive_seed
+from anchorkit.measure import alignment_profile, op_scores
+from anchorkit.model import Transformer, haar_rotation, residual_axis
+from anchorkit.optim import BasisAdam
+from anchorkit.recipes import anchor_loss, recipe
+from anchorkit.store import RunStore
+from anchorkit.task import OPS, Batch, epoch_batches, positions, probe_set
+
+
+@dataclass
+class TrainedRun:
+    config: RunConfig
+    initial: dict[str, torch.Tensor]
+    final: dict[str, torch.Tensor]
+    trajectory: pd.DataFrame
+
+
+def data_seed(seed: int) -> int:
+    """The data stream's seed, derived from the model seed (twins share it)."""
+    return derive_seed("data-seed", seed)
+
+
+def rotation(cfg: RunConfig) -> torch.Tensor:
+    """R of the run's optimizer: Haar-random from the model seed under rotated Adam, else I."""
+    D = cfg.model.d_model
+    return haar_rotation(cfg.seed, D) if cfg.optimizer == "rotated" else torch.eye(D)
+
+
+def initial_state(cfg: RunConfig) -> dict[str, torch.Tensor]:
+    """The run's initial weights, re-derived from its model seed."""
+    return Transformer(1, cfg.model, cfg.task).initialise([cfg.seed]).member_state(0)
+
+
+def load_model(cfgs: Sequence[RunConfig], states: Sequence[dict], device="cpu") -> Transformer:
+    """An ensemble model holding the given per-run weights."""
+    cfg = cfgs[0]
+    return Transformer.from_members(list(states), cfg.model, cfg.task).to(device)
+
+
+def _check_configs(configs) -> list[RunConfig]:
+    configs = list(configs)
+    if not configs:
+        raise ParameterError("configs", configs, "expected at least one RunConfig")
+    for c in configs:
+        if not isinstance(c, RunConfig):
+            raise ParameterError("configs", c, "expected RunConfig objects")
+    if len({c.hash for c in configs}) != len(configs):
+        raise ParameterError("configs", [c.name for c in configs], "expected distinct runs")
+    return configs
+
+
+def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: str = "cpu",
+          progress: bool = True, on_epoch_end: Callable[[int], None] | None = None
+          ) -> list[TrainedRun]:
+    """Train (or load, or resume) every run; return them in the order given.
+
+    With a store, finished runs are loaded rather than retrained, unfinished ones resume from
+    their last checkpoint, and every finished run is written to the store as it completes.
+    ``on_epoch_end(epoch)`` is called after each epoch (epochs counted from 1).
+    """
+    configs = _check_configs(configs)
+    done: dict[str, TrainedRun] = {}
+    pending: dict[tuple, list] = {}
+    for cfg in configs:
+        if store is not None and store.has_final(cfg):
+            done[cfg.hash] = TrainedRun(cfg, store.load_initial(cfg), store.load_final(cfg),
+                                        store.load_trajectory(cfg))
+            continue
+        ckpt = store.load_checkpoint(cfg) if store is not None else None
+        start = ckpt["epoch"] if ckpt else 0
+        pending.setdefault((cfg.shape_key(), start), []).append((cfg, ckpt))
+    for (_, start), group in pending.items():
+        for run in _train_ensemble(group, start, store, device, progress, on_epoch_end):
+            done[run.config.hash] = run
+    return [done[c.hash] for c in configs]
+
+
+def _train_ensemble(group, start: int, store, device, progress, on_epoch_end) -> list[TrainedRun]:
+    cfgs = [c for c, _ in group]
+    cfg0 = cfgs[0]
+    E, tcfg, task = len(cfgs), cfg0.train, cfg0.task
+    initial = [initial_state(c) for c in cfgs]
+    if start == 0:
+        model = load_model(cfgs, initial, device)
+        traj_rows: list[dict] = []
+    else:
+        model = load_model(cfgs, [ck["model"] for _, ck in group], device)
+        traj_rows = [row for _, ck in group for row in ck["trajectory"]]
+    if store is not None:
+        for c, s in zip(cfgs, initial):
+            store.save_initial(c, s)
+    params = dict(model.named_parameters())
+    rotations = None
+    if any(c.optimizer == "rotated" for c in cfgs):
+        rotations = torch.stack([rotation(c) for c in cfgs]).to(device)
+    opt = BasisAdam(params, {k: residual_axis(k) for k in params}, rotations, lr=tcfg.lr,
+                    betas=(tcfg.beta1, tcfg.beta2), eps=tcfg.eps)
+    if start:
+        opt.load_members([ck["optimizer"] for _, ck in group], group[0][1]["step"])
+    recipes = [recipe(c.recipe, model.n_slices) for c in cfgs]
+    anchored = any(r.anchored for r in recipes)
+    pos = positions(task)
+    probe = probe_set(task)
+    probe = Batch(*(t.to(device) for t in vars(probe.clean).values()))
+    seeds = [data_seed(c.seed) for c in cfgs]
+    steps_per_epoch = tcfg.contexts_per_epoch // tcfg.batch_size
+    t0 = time.perf_counter()
+
+    def record(epoch: int, losses):
+        scores = op_scores(model, probe)
+        diff, other = alignment_profile(model, probe)
+        for i, c in enumerate(cfgs):
+            row = {"run": c.name, "hash": c.hash, "seed": c.seed, "recipe": c.recipe,
+                   "optimizer": c.optimizer, "epoch": epoch,
+                   "loss": float("nan") if losses is None else float(losses[i])}
+            row.update({f"score_{op}": float(scores[i, j]) for j, op in enumerate(OPS)})
+            row.update({f"alignment_difference_{s}": float(diff[i, s]) for s in range(diff.shape[1])})
+            row.update({f"alignment_other_{s}": float(other[i, s]) for s in range(other.shape[1])})
+            traj_rows.append(row)
+
+    if start == 0:
+        record(0, None)
+    bar = tqdm(range(start, cfg0.epochs), desc=f"training {E} run{'s' * (E > 1)}",
+               disable=not progress, initial=start, total=cfg0.epochs)
+    for epoch in bar:
+        per_run = [epoch_batches(task, s, epoch, tcfg.contexts_per_epoch, tcfg.batch_size)
+                   for s in seeds]
+        epoch_loss = torch.zeros(E, device=device)
+        for step in range(steps_per_epoch):
+            tokens = torch.stack([b[step].tokens for b in per_run]).to(device)
+            ops = torch.stack([b[step].ops for b in per_run]).to(device)
+            targets = torch.stack([b[step].targets for b in per_run]).to(device)
+            global_step = opt.step_count + 1
+            opt.lr = tcfg.lr * min(1.0, global_step / tcfg.warmup_steps) if tcfg.warmup_steps else tcfg.lr
+            if anchored:
+                logits, slices = model(tokens, return_slices=True)
+            else:
+                logits = model(tokens)
+            at = logits[:, :, pos.loss_equals]  # (E, B, k, V)
+            ce = F.cross_entropy(at.flatten(0, 2), targets.flatten(), reduction="none")
+            loss = ce.view(E, -1).mean(1)
+            if anchored:
+                loss = loss + anchor_loss(slices, ops, pos, recipes)
+            bad = ~torch.isfinite(loss)
+            if bad.any():
+                i = int(bad.nonzero()[0])
+                raise FloatingPointError(
+                    f"non-finite loss in run {cfgs[i].name} ({cfgs[i].hash}) at epoch {epoch + 1}, "
+                    f"step {global_step}")
+            opt.zero_grad()
+            loss.sum().backward()
+            opt.step()
+            epoch_loss += loss.detach()
+        epoch_loss /= steps_per_epoch
+        done = epoch + 1
+        if done % tcfg.trajectory_every == 0 or done == cfg0.epochs:
+            record(done, epoch_loss.tolist())
+        if store is not None and done % tcfg.checkpoint_every == 0 and done < cfg0.epochs:
+            for i, c in enumerate(cfgs):
+                store.save_checkpoint(c, {
+                    "hash": c.hash, "epoch": done, "step": opt.step_count,
+                    "model": model.member_state(i), "optimizer": opt.member_state(i),
+                    "trajectory": [r for r in traj_rows if r["hash"] == c.hash]})
+        bar.set_postfix(loss=f"{float(epoch_loss.mean()):.3f}")
+        if on_epoch_end is not None:
+            on_epoch_end(done)
+    bar.close()
+    wall = time.perf_counter() - t0
+    runs = []
+    for i, c in enumerate(cfgs):
+        traj = pd.DataFrame([r for r in traj_rows if r["hash"] == c.hash])
+        run = TrainedRun(c, initial[i], model.member_state(i), traj)
+        if store is not None:
+            store.save_final(c, run.final, traj, {"wall_seconds_ensemble": wall, "ensemble_size": E,
+                                                  "resumed_from_epoch": start})
+        runs.append(run)
+    return runs
