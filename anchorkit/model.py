@@ -49,13 +49,13 @@ def norm(x: torch.Tensor, kind: str, eps: float = 1e-5) -> torch.Tensor:
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)
 
 
-def haar_rotation(seed: int, d: int) -> torch.Tensor:
+def haar_rotation(seed: int, d: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """The run's Haar-random orthogonal R (QR of a Gaussian with the sign fix), from the model seed."""
     g = generator("rotation", seed)
     a = torch.randn(d, d, generator=g, dtype=torch.float64)
     q, r = torch.linalg.qr(a)
     q = q * torch.sign(torch.diagonal(r)).unsqueeze(0)
-    return q.to(torch.float32)
+    return q.to(dtype)
 
 
 class Block(nn.Module):
@@ -64,7 +64,9 @@ class Block(nn.Module):
         D, M = cfg.d_model, cfg.d_mlp
         z = lambda *s: nn.Parameter(torch.zeros(E, *s))  # noqa: E731
         self.W_Q, self.W_K, self.W_V = z(D, D), z(D, D), z(D, D)
-        self.b_Q, self.b_K, self.b_V = z(D), z(D), z(D)
+        # no key bias: it adds the same score to every key, so its gradient is rounding noise
+        # that Adam would scale up into real steps
+        self.b_Q, self.b_V = z(D), z(D)
         self.W_O, self.b_O = z(D, D), z(D)
         self.W_in, self.b_in = z(D, M), z(M)
         self.W_out, self.b_out = z(M, D), z(D)
@@ -155,7 +157,7 @@ class Transformer(nn.Module):
         for layer, blk in enumerate(self.blocks):
             n = norm(x, cfg.norm).reshape(E, B * T, D)
             w = torch.cat([blk.W_Q, blk.W_K, blk.W_V], dim=2)
-            bias = torch.cat([blk.b_Q, blk.b_K, blk.b_V], dim=1)
+            bias = torch.cat([blk.b_Q, torch.zeros_like(blk.b_Q), blk.b_V], dim=1)
             qkv = torch.baddbmm(bias[:, None], n, w).view(E, B, T, 3, H, dh)
             q, k, v = qkv.permute(3, 0, 1, 4, 2, 5).unbind(0)  # each (E, B, H, T, dh)
             if return_patterns:

@@ -1,0 +1,23 @@
+import pytest
+import torch
+
+from anchorkit import RunConfig, TrainConfig
+
+torch.set_num_threads(2)
+
+# A short training profile for tests: the real model and task, a small data stream.
+SMALL_TRAIN = TrainConfig(contexts_per_epoch=64, batch_size=32, warmup_steps=4,
+                          trajectory_every=2, checkpoint_every=2)
+
+
+def small(seed: int = 1, recipe: str = "control", optimizer: str = "adam", epochs: int = 4,
+          **kw) -> RunConfig:
+    return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer, epochs=epochs,
+                     train=kw.pop("train", SMALL_TRAIN), **kw)
+
+
+@pytest.fixture
+def store(tmp_path):
+    from anchorkit.store import RunStore
+
+    return RunStore(tmp_path / "store")

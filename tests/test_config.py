@@ -1,0 +1,61 @@
+import math
+
+import pytest
+
+from anchorkit import RunConfig
+from anchorkit.config import ParameterError, check_dose, check_seeds
+from anchorkit.edit import projection_edit
+from anchorkit.train import train
+from tests.conftest import SMALL_TRAIN, small
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"seed": 1, "recipe": "falloffx"}, "recipe"),
+    ({"seed": 1, "optimizer": "sgd"}, "optimizer"),
+    ({"seed": 1.5}, "seed"),
+    ({"seed": "704"}, "seed"),
+    ({"seed": True}, "seed"),
+    ({"seed": 1, "epochs": 0}, "epochs"),
+    ({"seed": 1, "epochs": 2.0}, "epochs"),
+])
+def test_bad_run_parameters_name_the_parameter(kwargs, name):
+    with pytest.raises(ParameterError, match=f"parameter '{name}'") as e:
+        RunConfig(**kwargs)
+    assert e.value.name == name
+
+
+@pytest.mark.parametrize("dose", [-0.1, 1.01, math.nan, "1", None])
+def test_dose_outside_unit_interval_is_refused(dose):
+    with pytest.raises(ParameterError, match="parameter 'dose'"):
+        check_dose(dose)
+    with pytest.raises(ParameterError, match="parameter 'dose'"):
+        projection_edit(__import__("torch").eye(4)[0], dose, 5)
+
+
+@pytest.mark.parametrize("seeds", ["704", [704, 7.5], [], [1, 1], 704])
+def test_bad_seed_lists_are_refused(seeds):
+    with pytest.raises(ParameterError, match="parameter 'seeds'"):
+        check_seeds(seeds)
+
+
+def test_good_values_pass():
+    assert check_seeds([704, 705]) == [704, 705]
+    assert check_dose(0) == 0.0 and check_dose(1) == 1.0
+
+
+def test_hash_changes_with_any_field_and_round_trips():
+    a = RunConfig(seed=704)
+    assert RunConfig.from_dict(a.to_dict()) == a
+    assert RunConfig.from_dict(a.to_dict()).hash == a.hash
+    others = [a.replace(seed=705), a.replace(recipe="falloff"), a.replace(optimizer="rotated"),
+              a.replace(epochs=399), a.replace(train=SMALL_TRAIN)]
+    assert len({a.hash, *(o.hash for o in others)}) == 6
+
+
+def test_nan_in_training_stops_with_run_and_step_named():
+    cfg = small(seed=3, train=SMALL_TRAIN.__class__(contexts_per_epoch=64, batch_size=32,
+                                                    lr=1e30, warmup_steps=0))
+    with pytest.raises(FloatingPointError) as e:
+        train([cfg], progress=False)
+    msg = str(e.value)
+    assert cfg.name in msg and cfg.hash in msg and "step" in msg

@@ -1,0 +1,89 @@
+import pytest
+import torch
+
+from anchorkit import ModelConfig, TaskConfig
+from anchorkit.model import RESIDUAL_AXES, Transformer, haar_rotation, residual_axis
+from anchorkit.task import epoch_batches
+
+TASK = TaskConfig()
+
+
+def rotate_state(state: dict, R: torch.Tensor) -> dict:
+    """Weights of the same model written in the basis R: x' = Rᵀx on every residual axis."""
+    out = {}
+    for name, w in state.items():
+        axis = residual_axis(name)
+        if axis is None:
+            out[name] = w.clone()
+        else:
+            axis += 1  # leading run dimension
+            out[name] = torch.tensordot(w, R, dims=([axis], [0])).movedim(-1, axis)
+    return out
+
+
+def test_norms_have_no_parameters_and_every_residual_axis_is_listed():
+    m = Transformer(1, ModelConfig(), TASK)
+    D = m.cfg.d_model
+    leaves = {n.rsplit(".", 1)[-1] for n, _ in m.named_parameters()}
+    assert leaves == set(RESIDUAL_AXES) | {"b_Q", "b_V", "b_in", "b_U"}
+    for name, p in m.named_parameters():
+        axis = residual_axis(name)
+        if axis is not None:
+            assert p.shape[axis + 1] == D, name
+
+
+@pytest.mark.parametrize("norm", ["rms"])
+def test_model_function_is_invariant_to_rotating_every_residual_axis(norm):
+    """The residual basis carries no meaning for the forward pass: only the optimizer sees it."""
+    cfg = ModelConfig(norm=norm)
+    m = Transformer(1, cfg, TASK).initialise([3]).double()
+    R = haar_rotation(3, cfg.d_model, torch.float64)
+    m2 = Transformer(1, cfg, TASK).double()
+    m2.load_state_dict(rotate_state(m.state_dict(), R))
+    tokens = epoch_batches(TASK, 1, 0, 16, 16)[0].tokens
+    l1, s1 = m(tokens, return_slices=True)
+    l2, s2 = m2(tokens, return_slices=True)
+    torch.testing.assert_close(l1, l2, rtol=1e-9, atol=1e-9)
+    for a, b in zip(s1, s2):  # states themselves are rotated: x' = Rᵀx
+        torch.testing.assert_close(a @ R, b, rtol=1e-9, atol=1e-9)
+
+
+def test_layernorm_without_affine_is_not_rotation_invariant():
+    """Why the method uses RMS norm: subtracting the mean privileges the all-ones direction."""
+    cfg = ModelConfig(norm="layer")
+    m = Transformer(1, cfg, TASK).initialise([3]).double()
+    R = haar_rotation(3, cfg.d_model, torch.float64)
+    m2 = Transformer(1, cfg, TASK).double()
+    m2.load_state_dict(rotate_state(m.state_dict(), R))
+    tokens = epoch_batches(TASK, 1, 0, 16, 16)[0].tokens
+    assert not torch.allclose(m(tokens), m2(tokens), atol=1e-6)
+
+
+def test_hooks_read_and_replace_the_state_at_a_slice():
+    m = Transformer(2, ModelConfig(), TASK).initialise([1, 2])
+    tokens = epoch_batches(TASK, 1, 0, 8, 8)[0].tokens
+    logits, slices = m(tokens, return_slices=True)
+    assert len(slices) == 5 and slices[0].shape == (2, 8, tokens.shape[1], 64)
+    seen = {}
+    m(tokens, hooks={2: lambda x: seen.setdefault("x", x)})
+    torch.testing.assert_close(seen["x"], slices[2])
+    zeroed = m(tokens, hooks={4: torch.zeros_like})
+    assert torch.allclose(zeroed, zeroed[:, :, :1])  # nothing left but the unembedding bias
+
+
+def test_attention_patterns_match_the_fused_path():
+    m = Transformer(1, ModelConfig(), TASK).initialise([5])
+    tokens = epoch_batches(TASK, 1, 0, 8, 8)[0].tokens
+    fused = m(tokens)
+    manual, patterns = m(tokens, return_patterns=True)
+    torch.testing.assert_close(fused, manual, rtol=1e-5, atol=1e-5)
+    assert len(patterns) == 4
+    torch.testing.assert_close(patterns[0].sum(-1), torch.ones_like(patterns[0][..., 0]))
+    assert patterns[0].triu(1).abs().max() == 0  # causal
+
+
+def test_haar_rotation_is_orthogonal_and_seeded():
+    R = haar_rotation(704, 64)
+    torch.testing.assert_close(R.T @ R, torch.eye(64), atol=1e-5, rtol=0)
+    assert torch.equal(R, haar_rotation(704, 64))
+    assert not torch.equal(R, haar_rotation(705, 64))

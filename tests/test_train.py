@@ -1,0 +1,91 @@
+import pytest
+import torch
+
+from anchorkit.store import RunStore
+from anchorkit.task import epoch_batches
+from anchorkit.train import data_seed, initial_state, train
+from tests.conftest import small
+
+
+def assert_same_weights(a: dict, b: dict):
+    assert a.keys() == b.keys()
+    for k in a:
+        assert torch.equal(a[k], b[k]), k
+
+
+def test_twins_share_initial_weights_and_every_batch():
+    runs = [small(seed=704, recipe=r, optimizer=o) for r in ("control", "falloff", "split-anti")
+            for o in ("adam", "rotated")]
+    states = [initial_state(c) for c in runs]
+    for s in states[1:]:
+        assert_same_weights(states[0], s)
+    seeds = {data_seed(c.seed) for c in runs}
+    assert len(seeds) == 1
+    other = initial_state(small(seed=705))
+    assert not torch.equal(other["W_E"], states[0]["W_E"])
+    assert data_seed(705) not in seeds
+    b704 = epoch_batches(runs[0].task, data_seed(704), 3, 64, 32)
+    b705 = epoch_batches(runs[0].task, data_seed(705), 3, 64, 32)
+    assert not torch.equal(b704[0].tokens, b705[0].tokens)
+
+
+def test_twins_differ_only_through_the_optimizer_basis():
+    plain, rotated = train([small(seed=9, recipe="falloff"),
+                            small(seed=9, recipe="falloff", optimizer="rotated")], progress=False)
+    assert_same_weights(plain.initial, rotated.initial)
+    assert not torch.equal(plain.final["W_E"], rotated.final["W_E"])
+
+
+def test_every_member_of_an_ensemble_equals_the_run_trained_alone():
+    cfgs = [small(seed=1, recipe="falloff", optimizer="rotated"), small(seed=2),
+            small(seed=1, recipe="split-anti")]
+    together = train(cfgs, progress=False)
+    for cfg, member in zip(cfgs, together):
+        alone = train([cfg], progress=False)[0]
+        for k in alone.final:
+            torch.testing.assert_close(member.final[k], alone.final[k], rtol=1e-5, atol=1e-6,
+                                       msg=f"{cfg.name}: {k}")
+        assert list(member.trajectory["epoch"]) == list(alone.trajectory["epoch"])
+
+
+def test_same_configuration_twice_gives_identical_weights():
+    cfg = small(seed=4, recipe="falloff", optimizer="rotated", epochs=3)
+    a, b = train([cfg], progress=False)[0], train([cfg], progress=False)[0]
+    assert_same_weights(a.final, b.final)
+    assert a.trajectory.equals(b.trajectory)
+
+
+class Killed(Exception):
+    pass
+
+
+def test_killed_and_resumed_run_matches_an_uninterrupted_one(tmp_path):
+    cfg = small(seed=5, recipe="falloff", epochs=5)
+    straight = train([cfg], progress=False)[0]
+
+    store = RunStore(tmp_path)
+
+    def kill(epoch):
+        if epoch == 3:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train([cfg], store, progress=False, on_epoch_end=kill)
+    assert not store.has_final(cfg)
+    assert store.load_checkpoint(cfg)["epoch"] == 2
+    resumed = train([cfg], store, progress=False)[0]
+    assert_same_weights(straight.final, resumed.final)
+    assert store.load_meta(cfg)["resumed_from_epoch"] == 2
+    assert list(resumed.trajectory["epoch"]) == list(straight.trajectory["epoch"])
+    # a finished run is loaded, not retrained
+    again = train([cfg], store, progress=False, on_epoch_end=kill)[0]
+    assert_same_weights(again.final, straight.final)
+
+
+def test_trajectory_records_scores_and_alignment_by_slice():
+    run = train([small(seed=6, recipe="falloff", epochs=4)], progress=False)[0]
+    t = run.trajectory
+    assert list(t["epoch"]) == [0, 2, 4]
+    for col in ["loss", "score_difference", "alignment_difference_0", "alignment_other_4"]:
+        assert col in t
+    assert t["score_sum"].between(0, 1).all()
