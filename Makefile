@@ -1,0 +1,24 @@
+# The two commands of the README: `make book` and `make test`. Each creates and fills .venv when
+# it is missing (or when pyproject.toml changed since it was filled).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test book clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build --warningiserror --keep-going .
+	@echo "open _build/html/index.html"
+
+clean:
+	rm -rf _build

@@ -1,0 +1,62 @@
+import json
+
+import pandas as pd
+import pytest
+import torch
+
+from anchorkit.store import RunStore, StoreError, atomic_write, write_table
+from anchorkit.train import train
+from tests.conftest import small
+
+
+def test_finished_run_round_trips_through_the_store(store):
+    cfg = small(seed=2, epochs=2)
+    run = train([cfg], store, progress=False)[0]
+    assert store.has_final(cfg)
+    loaded = store.load_final(cfg)
+    for k, v in run.final.items():
+        assert torch.equal(v, loaded[k])
+    assert store.load_trajectory(cfg).equals(run.trajectory)
+    init = store.load_initial(cfg)
+    assert all(torch.equal(init[k], run.initial[k]) for k in init)
+    assert not (store.path(cfg) / "checkpoint.pt").exists()
+
+
+def test_configuration_not_matching_its_hash_is_reported_with_its_path(store):
+    cfg = small(seed=2, epochs=2)
+    train([cfg], store, progress=False)
+    f = store.path(cfg) / "config.json"
+    d = json.loads(f.read_text())
+    d["seed"] = 3
+    f.write_text(json.dumps(d))
+    with pytest.raises(StoreError, match=str(f)):
+        store.has_final(cfg)
+    with pytest.raises(StoreError, match="does not match"):
+        train([cfg], store, progress=False)
+
+
+def test_unreadable_weights_are_reported_not_retrained(store):
+    cfg = small(seed=2, epochs=2)
+    train([cfg], store, progress=False)
+    (store.path(cfg) / "final.safetensors").write_bytes(b"not weights")
+    with pytest.raises(StoreError, match="final.safetensors"):
+        train([cfg], store, progress=False)
+
+
+def test_atomic_write_leaves_the_old_file_when_interrupted(tmp_path):
+    f = tmp_path / "t.parquet"
+    write_table(f, pd.DataFrame({"a": [1, 2]}))
+
+    def fail(p):
+        p.write_bytes(b"half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(f, fail)
+    assert pd.read_parquet(f)["a"].tolist() == [1, 2]
+    assert [p.name for p in tmp_path.iterdir()] == ["t.parquet"]
+
+
+def test_store_root_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path))
+    assert RunStore().root == tmp_path
