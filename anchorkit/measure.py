@@ -14,31 +14,39 @@ from anchorkit.recipes import alignment
 from anchorkit.task import DIFFERENCE, OPS, Batch, n_numbers, positions
 
 
-@torch.inference_mode()
-def query_predictions(model: Transformer, batch: Batch, hooks: dict[int, Hook] | None = None
-                      ) -> torch.Tensor:
-    """The predicted query answer (E, B): argmax over the number tokens at the final '='."""
+def _scores_from_logits(model: Transformer, logits: torch.Tensor, batch: Batch) -> torch.Tensor:
     q = positions(model.task).query
-    logits = model(batch.tokens, hooks=hooks)[:, :, q, : n_numbers(model.task)]
-    return logits.argmax(-1)
+    predicted = logits[:, :, q, : n_numbers(model.task)].argmax(-1)
+    correct = (predicted == batch.targets[:, -1]).float()
+    return torch.stack([correct[:, batch.ops == op].mean(1) for op in range(len(OPS))], dim=1)
 
 
+def _alignment_from_slices(model: Transformer, slices, batch: Batch):
+    alpha = alignment(torch.stack(slices))[..., positions(model.task).example_answers]  # S,E,B,k
+    is_diff = batch.ops == DIFFERENCE
+    return alpha[:, :, is_diff].mean((-1, -2)).T, alpha[:, :, ~is_diff].mean((-1, -2)).T
+
+
+@torch.inference_mode()
 def op_scores(model: Transformer, batch: Batch, hooks: dict[int, Hook] | None = None
               ) -> torch.Tensor:
-    """Score of every op (E, n_ops): accuracy of the query answer on that op's contexts."""
-    correct = (query_predictions(model, batch, hooks) == batch.targets[:, -1]).float()
-    return torch.stack([correct[:, batch.ops == op].mean(1) for op in range(len(OPS))], dim=1)
+    """Score of every op (E, n_ops): accuracy of the query answer (argmax over the number
+    tokens at the final '=') on that op's contexts."""
+    return _scores_from_logits(model, model(batch.tokens, hooks=hooks), batch)
 
 
 @torch.inference_mode()
 def alignment_profile(model: Transformer, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean α at the example answers by slice (E, S): in difference contexts, in other-op contexts."""
     _, slices = model(batch.tokens, return_slices=True)
-    alpha = alignment(torch.stack(slices))[..., positions(model.task).example_answers]  # S,E,B,k
-    is_diff = batch.ops == DIFFERENCE
-    diff = alpha[:, :, is_diff].mean((-1, -2)).T
-    other = alpha[:, :, ~is_diff].mean((-1, -2)).T
-    return diff, other
+    return _alignment_from_slices(model, slices, batch)
+
+
+@torch.inference_mode()
+def scores_and_alignment(model: Transformer, batch: Batch):
+    """op_scores and alignment_profile from one forward (what a trajectory point records)."""
+    logits, slices = model(batch.tokens, return_slices=True)
+    return (_scores_from_logits(model, logits, batch),) + _alignment_from_slices(model, slices, batch)
 
 
 @torch.inference_mode()

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 from anchorkit.config import ParameterError, RunConfig, derive_seed
-from anchorkit.measure import alignment_profile, op_scores
+from anchorkit.measure import scores_and_alignment
 from anchorkit.model import Transformer, haar_rotation, residual_axis
 from anchorkit.optim import BasisAdam
 from anchorkit.recipes import anchor_loss, recipe
@@ -126,8 +126,7 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end) ->
     t0 = time.perf_counter()
 
     def record(epoch: int, losses):
-        scores = op_scores(model, probe)
-        diff, other = alignment_profile(model, probe)
+        scores, diff, other = scores_and_alignment(model, probe)
         for i, c in enumerate(cfgs):
             row = {"run": c.name, "hash": c.hash, "seed": c.seed, "recipe": c.recipe,
                    "optimizer": c.optimizer, "epoch": epoch,

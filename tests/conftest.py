@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from anchorkit import RunConfig, TrainConfig
+from anchorkit import RunConfig, TaskConfig, TrainConfig
 
 torch.set_num_threads(2)
 
@@ -10,10 +10,13 @@ SMALL_TRAIN = TrainConfig(contexts_per_epoch=64, batch_size=32, warmup_steps=4,
                           trajectory_every=2, checkpoint_every=2)
 
 
+SMALL_TASK = TaskConfig(probe_per_op=64)
+
+
 def small(seed: int = 1, recipe: str = "control", optimizer: str = "adam", epochs: int = 4,
           **kw) -> RunConfig:
     return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer, epochs=epochs,
-                     train=kw.pop("train", SMALL_TRAIN), **kw)
+                     train=kw.pop("train", SMALL_TRAIN), task=kw.pop("task", SMALL_TASK), **kw)
 
 
 @pytest.fixture

@@ -1,0 +1,117 @@
+"""Evaluate calibration runs against the acceptance criteria of SPEC §6.
+
+For each seed and optimizer: every op's clean score (control and falloff), falloff's alignment
+profile, raw removal and spill of the e₁ edit at every dose, and the control's privileged basis
+(top energy share along the coordinate axes and along R's axes at the last slice, syntax cosines).
+
+usage: python calibration/evaluate.py --seeds 1 2 --optimizers adam rotated [--set key=value ...]
+       [--out calibration/results.csv]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+import torch
+
+from anchorkit.edit import DOSES, coordinate_axes, e1, projection_edit, rotated_axes
+from anchorkit.measure import alignment_profile, energy_shares, last_slice_states, op_scores, syntax_cosines
+from anchorkit.model import haar_rotation
+from anchorkit.store import RunStore
+from anchorkit.task import DIFFERENCE, OPS, probe_set
+from anchorkit.train import load_model
+from calibration.train_runs import configs_from_args
+
+
+def evaluate(args) -> pd.DataFrame:
+    store = RunStore()
+    rows = []
+    args.recipes = ["control", "falloff"]
+    cfgs = configs_from_args(args)
+    by = {(c.optimizer, c.seed, c.recipe): c for c in cfgs}
+    for opt in args.optimizers:
+        for seed in args.seeds:
+            ctrl, anch = by[(opt, seed, "control")], by[(opt, seed, "falloff")]
+            if not (store.has_final(ctrl) and store.has_final(anch)):
+                print("missing", opt, seed)
+                continue
+            model = load_model([ctrl, anch], [store.load_final(ctrl), store.load_final(anch)])
+            probe = probe_set(ctrl.task)
+            D = ctrl.model.d_model
+            clean = op_scores(model, probe.clean)
+            null = op_scores(model, probe.null)
+            span = clean - null
+            row = {"optimizer": opt, "seed": seed, "epochs": ctrl.epochs}
+            for j, op in enumerate(OPS):
+                row[f"control_{op}"] = float(clean[0, j])
+                row[f"falloff_{op}"] = float(clean[1, j])
+            row["span_difference"] = float(span[1, DIFFERENCE])
+            spill = 0.0
+            for dose in DOSES:
+                edited = op_scores(model, probe.clean, projection_edit(e1(D), dose, model.n_slices))
+                drop = clean - edited
+                row[f"raw_removal_{dose}"] = float(drop[1, DIFFERENCE] / span[1, DIFFERENCE])
+                row[f"control_drop_{dose}"] = float(drop[0, DIFFERENCE] / span[0, DIFFERENCE])
+                others = [j for j in range(len(OPS)) if j != DIFFERENCE]
+                spill = max(spill, float((drop[1, others] - drop[0, others]).max()))
+                if dose == 1.0:
+                    row["raw_spill"] = float(drop[1, others].max())
+            row["spill"] = spill
+            diff, other = alignment_profile(model, probe.clean)
+            for s in range(diff.shape[1]):
+                row[f"align_diff_{s}"] = float(diff[1, s])
+                row[f"align_other_{s}"] = float(other[1, s])
+            states = last_slice_states(model, probe.clean)
+            axes = energy_shares(states, coordinate_axes(D))
+            R = haar_rotation(seed, D)
+            rot = energy_shares(states, rotated_axes(R))
+            for i, name in enumerate(["control", "falloff"]):
+                row[f"{name}_top_axis_share"] = float(axes[i].max())
+                row[f"{name}_top_axis"] = int(axes[i].argmax())
+                row[f"{name}_top_rotated_share"] = float(rot[i].max())
+            for sym, cos in syntax_cosines(model, coordinate_axes(D)).items():
+                row[f"control_syntax_cos_{sym}"] = float(cos[0])
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def acceptance(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per criterion of SPEC §6 and run pair, with its value and whether it passes."""
+    rows = []
+    for _, r in df.iterrows():
+        def add(criterion, value, rule, ok):
+            rows.append({"optimizer": r["optimizer"], "seed": int(r["seed"]), "criterion": criterion,
+                         "value": round(float(value), 3), "rule": rule, "pass": bool(ok)})
+        lowest = min(r[f"{run}_{op}"] for run in ("control", "falloff") for op in OPS)
+        add("lowest op score (control and falloff)", lowest, ">= 0.95", lowest >= 0.95)
+        high = min(r["align_diff_3"], r["align_diff_4"])
+        add("falloff alignment, difference answers, slices 3-4 (lower)", high, "high", high >= 0.8)
+        low = max(abs(r[f"align_other_{s}"]) for s in range(5))
+        add("falloff |alignment|, other-op answers, any slice (largest)", low, "low", low <= 0.2)
+        add("raw removal at full dose", r["raw_removal_1.0"], ">= 0.8", r["raw_removal_1.0"] >= 0.8)
+        add("spill (max over doses)", r["spill"], "<= 0.02", r["spill"] <= 0.02)
+    return pd.DataFrame(rows)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--optimizers", nargs="+", default=["adam", "rotated"])
+    p.add_argument("--epochs", type=int, default=400)
+    p.add_argument("--set", nargs="*")
+    p.add_argument("--out")
+    args = p.parse_args()
+    torch.set_num_threads(1)
+    df = evaluate(args)
+    pd.set_option("display.width", 200)
+    print(df.T.to_string())
+    if args.out:
+        df.to_csv(args.out, index=False)
+        acc = acceptance(df)
+        print(acc.to_string())
+        acc.to_csv(args.out.replace(".csv", "-acceptance.csv"), index=False)
+
+
+if __name__ == "__main__":
+    main()

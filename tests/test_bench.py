@@ -1,0 +1,22 @@
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_train_speed_prints_per_run_ensemble_and_gflops():
+    out = subprocess.run(
+        [sys.executable, "bench/train_speed.py", "--runs", "2", "--epochs", "3", "--contexts", "32",
+         "--threads", "1"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    gflops = float(re.search(r"matmul GFLOP/s .*: ([\d.]+)", out).group(1))
+    per_run = float(re.search(r"per-run loop: ([\d.]+) s per run-epoch", out).group(1))
+    ens = float(re.search(r"ensemble of 2: ([\d.]+) s per run-epoch", out).group(1))
+    assert gflops > 0 and per_run > 0 and ens > 0
+
+
+def test_train_speed_refuses_too_few_epochs():
+    r = subprocess.run([sys.executable, "bench/train_speed.py", "--epochs", "2"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "--epochs" in r.stderr
