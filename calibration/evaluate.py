@@ -111,6 +111,11 @@ def main():
         acc = acceptance(df)
         print(acc.to_string())
         acc.to_csv(args.out.replace(".csv", "-acceptance.csv"), index=False)
+        basis_cols = ["optimizer", "seed", "control_top_axis_share", "control_top_axis",
+                      "control_top_rotated_share"] + [c for c in df if c.startswith("control_syntax")]
+        df[basis_cols].round(3).to_csv(args.out.replace(".csv", "-basis.csv"), index=False)
+        dose_cols = ["optimizer", "seed"] + [c for c in df if c.startswith("raw_removal")] + ["spill"]
+        df[dose_cols].round(3).to_csv(args.out.replace(".csv", "-dose.csv"), index=False)
 
 
 if __name__ == "__main__":
