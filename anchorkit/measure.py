@@ -82,3 +82,155 @@ def syntax_cosines(model: Transformer, basis: torch.Tensor) -> dict[str, torch.T
                                                            * basis.norm(dim=-1))
             out[sym] = cos.abs().max(1).values
     return out
+
+
+# ---------------------------------------------------------------------- edits, batched
+@torch.inference_mode()
+def edited_predictions(model: Transformer, batch: Batch, directions: torch.Tensor, dose: float,
+                       chunk: int = 8) -> torch.Tensor:
+    """Query predictions (E, n, B) with each of n directions projected out at every slice.
+
+    ``directions`` is (n, D), shared by every run, or (E, n, D), one set per run. The directions
+    are scored ``chunk`` at a time in one batched forward (the contexts repeated once per
+    direction), which matches projecting them out one at a time.
+    """
+    from anchorkit.config import check_dose
+
+    dose = check_dose(dose)
+    E = model.n_members
+    if directions.dim() == 2:
+        directions = directions.unsqueeze(0).expand(E, -1, -1)
+    directions = directions / directions.norm(dim=-1, keepdim=True)
+    n, B = directions.shape[1], batch.tokens.shape[0]
+    q = positions(model.task).query
+    out = []
+    for start in range(0, n, chunk):
+        d = directions[:, start:start + chunk].to(batch.tokens.device)  # (E, c, D)
+        c = d.shape[1]
+        dd = d[:, :, None, None, :]  # (E, c, 1, 1, D)
+
+        def project(x, dd=dd, c=c):
+            xs = x.view(E, c, B, *x.shape[2:])
+            return (xs - dose * (xs * dd).sum(-1, keepdim=True) * dd).view_as(x)
+
+        hooks = {s: project for s in range(model.n_slices)}
+        logits = model(batch.tokens.repeat(c, 1), hooks=hooks)
+        pred = logits[:, :, q, : n_numbers(model.task)].argmax(-1)
+        out.append(pred.view(E, c, B))
+    return torch.cat(out, dim=1)
+
+
+def scores_of_predictions(predicted: torch.Tensor, batch: Batch) -> torch.Tensor:
+    """Per-op accuracy (…, n_ops) of query predictions (…, B)."""
+    correct = (predicted == batch.targets[:, -1]).float()
+    return torch.stack([correct[..., batch.ops == op].mean(-1) for op in range(len(OPS))], dim=-1)
+
+
+def edited_scores(model: Transformer, batch: Batch, directions: torch.Tensor, dose: float,
+                  chunk: int = 8) -> torch.Tensor:
+    """Scores (E, n, n_ops) with each direction projected out (see ``edited_predictions``)."""
+    return scores_of_predictions(edited_predictions(model, batch, directions, dose, chunk), batch)
+
+
+# ---------------------------------------------------------------------- removal and spill
+OTHER_OPS = [j for j in range(len(OPS)) if j != DIFFERENCE]
+
+
+def span(clean: torch.Tensor, null: torch.Tensor) -> torch.Tensor:
+    """span(op) = clean − null: what the examples' evidence is worth to the op's score."""
+    return clean - null
+
+
+def drop(clean: torch.Tensor, edited: torch.Tensor) -> torch.Tensor:
+    """drop(op, d, δ) = clean − edited: what the edit costs the op's score."""
+    return clean - edited
+
+
+def removal(drops: torch.Tensor, spans: torch.Tensor) -> torch.Tensor:
+    """Removal: the drop of difference as a share of difference's span (…, n_ops) → (…)."""
+    return drops[..., DIFFERENCE] / spans[..., DIFFERENCE]
+
+
+def spill(drops_anchored: torch.Tensor, drops_control: torch.Tensor) -> torch.Tensor:
+    """Spill: over doses (first axis) and ops other than difference, the largest excess of the
+    anchored run's drop over the control's (score units)."""
+    excess = drops_anchored[..., OTHER_OPS] - drops_control[..., OTHER_OPS]
+    return excess.amax(-1).amax(0)
+
+
+def other_ops_drop(drops: torch.Tensor) -> torch.Tensor:
+    """The largest drop among ops other than difference (raw spill on an anchored run; the
+    control's other-ops drop on a control)."""
+    return drops[..., OTHER_OPS].amax(-1)
+
+
+def direction_cost(drops: torch.Tensor) -> torch.Tensor:
+    """Direction cost: the mean over ops of the drop at full dose."""
+    return drops.mean(-1)
+
+
+def task_change(clean_anchored: torch.Tensor, clean_control: torch.Tensor) -> torch.Tensor:
+    """Mean clean score over ops of the anchored run minus that of the control."""
+    return clean_anchored.mean(-1) - clean_control.mean(-1)
+
+
+KEPT_THRESHOLD = 0.5
+
+
+def kept(removal_value: torch.Tensor | float) -> torch.Tensor | bool:
+    """The kept/lost rule: a run kept its anchor when its removal at full dose is ≥ 0.5."""
+    return removal_value >= KEPT_THRESHOLD
+
+
+def reference_baseline(reference_removals: torch.Tensor) -> torch.Tensor:
+    """The median over reference directions (last axis) of difference's drop as a share of span."""
+    return reference_removals.median(-1).values
+
+
+def landing(predicted: torch.Tensor, batch: Batch) -> torch.Tensor:
+    """Landing (…): on the difference contexts, the share whose (edited) answer is the answer
+    another op gives on the query's operands; contexts where another op's answer equals the
+    difference answer are left out."""
+    from anchorkit.task import apply_op
+
+    is_diff = batch.ops == DIFFERENCE
+    a, b = batch.a[is_diff, -1], batch.b[is_diff, -1]
+    truth = apply_op(torch.full_like(a, DIFFERENCE), a, b)
+    others = torch.stack([apply_op(torch.full_like(a, op), a, b) for op in OTHER_OPS])
+    clear = (others != truth).all(0)
+    pred = predicted[..., is_diff][..., clear]
+    hit = (pred.unsqueeze(-2) == others[:, clear]).any(-2)
+    return hit.float().mean(-1)
+
+
+# ---------------------------------------------------------------------- basis
+def spike(shares: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The spike (index of the basis vector with the largest energy share) and its share."""
+    values, index = shares.max(-1)
+    return index, values
+
+
+def cos_e1(basis: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """|cos(e₁, b)| for basis vector ``index`` of ``basis`` ((n, D) or (E, n, D), unit rows)."""
+    if basis.dim() == 2:
+        return basis[index, 0].abs()
+    return basis[torch.arange(basis.shape[0]), index, 0].abs()
+
+
+def kurtosis(states: torch.Tensor, basis: torch.Tensor) -> torch.Tensor:
+    """Mean over positions of the kurtosis of a state's components in the basis (3: Gaussian).
+
+    ``states`` (E, N, D); ``basis`` (n, D) or (E, n, D), orthonormal rows.
+    """
+    if basis.dim() == 2:
+        basis = basis.unsqueeze(0).expand(states.shape[0], -1, -1)
+    c = states @ basis.transpose(1, 2)  # (E, N, n)
+    c = c - c.mean(-1, keepdim=True)
+    m2 = c.pow(2).mean(-1)
+    m4 = c.pow(4).mean(-1)
+    return (m4 / m2.pow(2)).mean(-1)
+
+
+def moved(spike_anchored: torch.Tensor, spike_control: torch.Tensor) -> torch.Tensor:
+    """Whether the anchored run's spike is a different basis vector from the control's."""
+    return spike_anchored != spike_control

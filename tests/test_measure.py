@@ -1,0 +1,135 @@
+"""Measurements on constructed cases whose answer is known by hand."""
+
+import pytest
+import torch
+
+from anchorkit import ModelConfig, TaskConfig
+from anchorkit.edit import coordinate_axes, e1, projection_edit, random_directions, rotated_axes
+from anchorkit.measure import (cos_e1, direction_cost, drop, edited_predictions, edited_scores,
+                               energy_shares, kept, kurtosis, landing, last_slice_states, moved,
+                               op_scores, other_ops_drop, reference_baseline, removal,
+                               scores_of_predictions, span, spike, spill, syntax_cosines,
+                               task_change)
+from anchorkit.model import Transformer, haar_rotation, residual_axis
+from anchorkit.task import DIFFERENCE, OPS, apply_op, probe_set, token_id
+
+TASK = TaskConfig(probe_per_op=32)
+
+
+@pytest.fixture(scope="module")
+def probe():
+    return probe_set(TASK)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return Transformer(2, ModelConfig(), TASK).initialise([1, 2])
+
+
+def blind_to_e1(model):
+    """Zero every weight that writes to (or reads from) coordinate 0 of the residual stream."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            axis = residual_axis(name)
+            if axis is not None:
+                p.select(axis + 1, 0).zero_()
+    return model
+
+
+def test_a_model_that_never_uses_e1_has_zero_drop(probe):
+    m = blind_to_e1(Transformer(1, ModelConfig(), TASK).initialise([3]))
+    clean = op_scores(m, probe.clean)
+    edited = op_scores(m, probe.clean, projection_edit(e1(64), 1.0, m.n_slices))
+    assert torch.equal(drop(clean, edited), torch.zeros_like(clean))
+
+
+def test_dose_zero_edit_has_zero_drop(model, probe):
+    clean = op_scores(model, probe.clean)
+    assert torch.equal(drop(clean, edited_scores(model, probe.clean, random_directions(3, 64), 0.0)[:, 0]),
+                       torch.zeros_like(clean))
+
+
+def test_batched_sweep_matches_one_direction_at_a_time(model, probe):
+    R = torch.stack([haar_rotation(1, 64), haar_rotation(2, 64)])
+    dirs = torch.cat([coordinate_axes(64)[:3].expand(2, -1, -1),
+                      rotated_axes(R[0]).expand(2, -1, -1)[:, :2],
+                      torch.stack([rotated_axes(R[1])[5:7], rotated_axes(R[0])[5:7]])], dim=1)
+    batched = edited_predictions(model, probe.clean, dirs, 0.75, chunk=3)
+    for e in range(2):
+        for i in range(dirs.shape[1]):
+            one = edited_predictions(model, probe.clean, dirs[:, i:i + 1], 0.75)[e, 0]
+            assert torch.equal(batched[e, i], one)
+    single = Transformer.from_members([model.member_state(0)], model.cfg, TASK)
+    direct = op_scores(single, probe.clean, projection_edit(dirs[0, 4], 0.75, 5))
+    torch.testing.assert_close(scores_of_predictions(batched[0, 4], probe.clean), direct[0])
+
+
+def test_removal_spill_and_friends_on_known_numbers():
+    clean = torch.tensor([0.9, 1.0, 0.8, 0.7])
+    null = torch.tensor([0.5, 0.2, 0.3, 0.2])
+    s = span(clean, null)
+    torch.testing.assert_close(s, torch.tensor([0.4, 0.8, 0.5, 0.5]))
+    edited = torch.tensor([0.85, 0.4, 0.8, 0.72])
+    d = drop(clean, edited)
+    torch.testing.assert_close(removal(d, s), torch.tensor(0.75))
+    torch.testing.assert_close(other_ops_drop(d), torch.tensor(0.05))
+    torch.testing.assert_close(direction_cost(d), d.mean())
+    doses_anch = torch.stack([torch.zeros(4), d])
+    doses_ctrl = torch.stack([torch.zeros(4), torch.tensor([0.01, 0.0, 0.0, -0.02])])
+    torch.testing.assert_close(spill(doses_anch, doses_ctrl), torch.tensor(0.04))
+    torch.testing.assert_close(task_change(clean, clean - 0.1), torch.tensor(0.1))
+    assert kept(0.5) and not kept(0.49)
+    torch.testing.assert_close(reference_baseline(torch.tensor([0.3, -0.1, 0.0, 0.2, 0.1])),
+                               torch.tensor(0.1))
+
+
+def test_landing_counts_answers_of_other_ops(probe):
+    b = probe.clean
+    a, bb = b.a[:, -1], b.b[:, -1]
+    is_diff = b.ops == DIFFERENCE
+    as_max = apply_op(torch.full_like(a, OPS.index("max")), a, bb)
+    truth = b.targets[:, -1]
+    assert landing(truth.clone(), b) == 0  # answering difference correctly lands nowhere else
+    assert landing(as_max, b) == 1  # answering max everywhere always lands
+    nonsense = torch.full_like(truth, 18)  # 18 = 9+9 is only sum's answer at (9, 9)
+    diff_ctx = is_diff.nonzero().flatten()
+    assert float(landing(nonsense, b)) < 0.1
+    both = torch.stack([as_max, truth])
+    torch.testing.assert_close(landing(both, b), torch.tensor([1.0, 0.0]))
+    assert len(diff_ctx) == TASK.probe_per_op
+
+
+def test_planted_spike_is_found_with_its_share_and_kurtosis():
+    g = torch.Generator().manual_seed(0)
+    states = torch.randn(1, 4000, 64, generator=g)
+    flat = energy_shares(states, coordinate_axes(64))
+    torch.testing.assert_close(flat.sum(-1), torch.ones(1))
+    assert flat.max() < 0.03
+    torch.testing.assert_close(kurtosis(states, coordinate_axes(64)), torch.tensor([3.0]), atol=0.15,
+                               rtol=0)
+    planted = states.clone()
+    planted[..., 7] += 20.0
+    shares = energy_shares(planted, coordinate_axes(64))
+    index, share = spike(shares)
+    assert int(index) == 7 and 0.8 < float(share) < 0.9  # 400 / (400 + 64) ≈ 0.86
+    assert float(kurtosis(planted, coordinate_axes(64))) > 40
+    # in a random rotated basis the same energy spreads out
+    R = haar_rotation(5, 64)
+    assert float(energy_shares(planted, rotated_axes(R)).max()) < 0.3
+    assert float(cos_e1(coordinate_axes(64), index)) == 0.0
+    assert float(cos_e1(coordinate_axes(64), torch.tensor(0))) == 1.0
+    assert bool(moved(torch.tensor(7), torch.tensor(3))) and not bool(moved(index, torch.tensor(7)))
+
+
+def test_syntax_cosines_see_a_one_hot_embedding(model):
+    m = Transformer.from_members([model.member_state(0)], model.cfg, TASK)
+    with torch.no_grad():
+        m.W_E[0, token_id(TASK, ",")] = 3 * e1(64)
+    cos = syntax_cosines(m, coordinate_axes(64))
+    assert float(cos[","]) == pytest.approx(1.0)
+    assert float(cos["="]) < 0.6
+
+
+def test_last_slice_states_cover_every_position(model, probe):
+    x = last_slice_states(model, probe.clean)
+    assert x.shape == (2, probe.clean.tokens.numel(), 64)
