@@ -21,7 +21,7 @@ from anchorkit.model import haar_rotation
 from anchorkit.store import RunStore
 from anchorkit.task import DIFFERENCE, OPS, probe_set
 from anchorkit.train import load_model
-from calibration.train_runs import configs_from_args
+from scripts.train_runs import configs_from_args
 
 
 def evaluate(args) -> pd.DataFrame:

@@ -1,6 +1,6 @@
-"""Train calibration runs (seeds outside 704-711) into the run store.
+"""Train a set of runs into the run store (calibration runs, or a study's runs ahead of its notebook).
 
-usage: python calibration/train_runs.py --seeds 1 2 --recipes control falloff --optimizers adam
+usage: python -m scripts.train_runs --seeds 1 2 --recipes control falloff --optimizers adam
        [--epochs 400] [--set key=value ...]   (key: a ModelConfig/TrainConfig/TaskConfig field)
 """
 
