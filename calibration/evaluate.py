@@ -84,14 +84,51 @@ def acceptance(df: pd.DataFrame) -> pd.DataFrame:
             rows.append({"optimizer": r["optimizer"], "seed": int(r["seed"]), "criterion": criterion,
                          "value": round(float(value), 3), "rule": rule, "pass": bool(ok)})
         lowest = min(r[f"{run}_{op}"] for run in ("control", "falloff") for op in OPS)
-        add("lowest op score (control and falloff)", lowest, ">= 0.95", lowest >= 0.95)
+        add("lowest op score (control and falloff)", lowest, "≥ 0.95", lowest >= 0.95)
         high = min(r["align_diff_3"], r["align_diff_4"])
-        add("falloff alignment, difference answers, slices 3-4 (lower)", high, "high", high >= 0.8)
+        add("falloff alignment, difference answers, slices 3-4 (lower)", high, "≥ 0.8 (high)", high >= 0.8)
         low = max(abs(r[f"align_other_{s}"]) for s in range(5))
-        add("falloff |alignment|, other-op answers, any slice (largest)", low, "low", low <= 0.2)
-        add("raw removal at full dose", r["raw_removal_1.0"], ">= 0.8", r["raw_removal_1.0"] >= 0.8)
-        add("spill (max over doses)", r["spill"], "<= 0.02", r["spill"] <= 0.02)
+        add("falloff |alignment|, other-op answers, any slice (largest)", low, "≤ 0.2 (low)", low <= 0.2)
+        add("raw removal at full dose", r["raw_removal_1.0"], "≥ 0.8", r["raw_removal_1.0"] >= 0.8)
+        add("spill (max over doses)", r["spill"], "≤ 0.02", r["spill"] <= 0.02)
     return pd.DataFrame(rows)
+
+
+def summary(df: pd.DataFrame, acc: pd.DataFrame) -> str:
+    """Sentences for the Methods page, computed from the tables (nothing typed by hand)."""
+    def rng(values):
+        lo, hi = min(values), max(values)
+        return f"{lo:.3f}" if round(lo, 3) == round(hi, 3) else f"{lo:.3f} to {hi:.3f}"
+
+    failed = acc[~acc["pass"]]
+    if failed.empty:
+        verdict = (f"Every criterion passed for every calibration pair ({len(acc)} checks over "
+                   f"{len(df)} pairs of runs), so the method was frozen as described above.")
+    else:
+        items = "; ".join(f"{r.optimizer} seed {r.seed}: {r.criterion} = {r.value}"
+                          for r in failed.itertuples())
+        verdict = f"Criteria that failed: {items}. The calibration is not accepted."
+    plain, rot = df[df.optimizer == "adam"], df[df.optimizer == "rotated"]
+    lines = [verdict, ""]
+    if len(plain) and len(rot):
+        p_axis, r_axis = plain["control_top_axis_share"], rot["control_top_axis_share"]
+        p_rot = plain["control_top_rotated_share"]
+        syntax = plain[[c for c in df if c.startswith("control_syntax")]].to_numpy().ravel()
+        forms = p_axis.min() > max(r_axis.max(), p_rot.max())
+        lines.append(
+            f"Under plain Adam the controls' largest energy share along a coordinate axis at the "
+            f"last slice was {rng(p_axis)}, against {1 / 64:.3f} for an even spread and "
+            f"{rng(p_rot)} along the (for plain Adam arbitrary) rotated axes of the same runs; "
+            f"under rotated Adam the controls' largest coordinate-axis share was {rng(r_axis)}. "
+            f"The syntax tokens' largest |cos| with a coordinate axis under plain Adam was "
+            f"{rng(syntax)} (a one-hot embedding would give 1). "
+            + ("So a coordinate preference forms under plain Adam and not under rotated Adam"
+               if forms else
+               "So on these seeds the coordinate axes are not clearly preferred under plain Adam")
+            + ("; it is modest: no axis holds a quarter of the energy and no syntax token's "
+               "embedding comes within a cosine of 0.9 of an axis."
+               if p_axis.max() < 0.25 and syntax.max() < 0.9 else "."))
+    return {"verdict": lines[0] + "\n", "basis": lines[-1] + "\n"}
 
 
 def main():
@@ -114,6 +151,10 @@ def main():
         basis_cols = ["optimizer", "seed", "control_top_axis_share", "control_top_axis",
                       "control_top_rotated_share"] + [c for c in df if c.startswith("control_syntax")]
         df[basis_cols].round(3).to_csv(args.out.replace(".csv", "-basis.csv"), index=False)
+        for part, text in summary(df, acc).items():
+            with open(args.out.replace(".csv", f"-{part}.md"), "w") as f:
+                f.write(text)
+            print(text)
         dose_cols = ["optimizer", "seed"] + [c for c in df if c.startswith("raw_removal")] + ["spill"]
         df[dose_cols].round(3).to_csv(args.out.replace(".csv", "-dose.csv"), index=False)
 
