@@ -141,8 +141,11 @@ class Transformer(nn.Module):
         _, B, T = tokens.shape
         H, D = cfg.n_heads, cfg.d_model
         dh = D // H
-        members = torch.arange(E, device=tokens.device)[:, None, None]
-        x = self.W_E[members, tokens] + self.W_pos[:, None, :T]
+        # one embedding table of E*V rows: its backward is deterministic, where the gradient of
+        # advanced indexing (an accumulating index_put) varies with thread timing
+        V = self.W_E.shape[1]
+        offsets = (torch.arange(E, device=tokens.device) * V)[:, None, None]
+        x = F.embedding(tokens + offsets, self.W_E.reshape(E * V, D)) + self.W_pos[:, None, :T]
         hooks = hooks or {}
         slices, patterns = [], []
 

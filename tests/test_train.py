@@ -89,3 +89,16 @@ def test_trajectory_records_scores_and_alignment_by_slice():
     for col in ["loss", "score_difference", "alignment_difference_0", "alignment_other_4"]:
         assert col in t
     assert t["score_sum"].between(0, 1).all()
+
+
+def test_thread_count_does_not_change_the_weights():
+    cfg = small(seed=8, recipe="split-anti", optimizer="rotated", epochs=2)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = train([cfg], progress=False)[0]
+        torch.set_num_threads(2)
+        two = train([cfg], progress=False)[0]
+    finally:
+        torch.set_num_threads(before)
+    assert_same_weights(one.final, two.final)
