@@ -234,3 +234,32 @@ def kurtosis(states: torch.Tensor, basis: torch.Tensor) -> torch.Tensor:
 def moved(spike_anchored: torch.Tensor, spike_control: torch.Tensor) -> torch.Tensor:
     """Whether the anchored run's spike is a different basis vector from the control's."""
     return spike_anchored != spike_control
+
+
+def linear_probe_accuracy(features: torch.Tensor, labels: torch.Tensor, steps: int = 200,
+                          l2: float = 1e-3) -> float:
+    """Balanced accuracy of a logistic-regression probe for a binary label, fitted on the even
+    rows and scored on the odd rows (features (N, D), labels (N,) bool)."""
+    x = features.double()
+    x = (x - x[::2].mean(0)) / x[::2].std(0).clamp_min(1e-8)
+    y = labels.double()
+    w = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
+    b = torch.zeros((), dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([w, b], max_iter=steps, line_search_fn="strong_wolfe")
+    train, test = slice(0, None, 2), slice(1, None, 2)
+    pos_weight = (1 - y[train]).sum() / y[train].sum().clamp_min(1)
+
+    def closure():
+        opt.zero_grad()
+        logits = x[train] @ w + b
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(
+            logits, y[train], pos_weight=pos_weight) + l2 * w.pow(2).sum()
+        loss.backward()
+        return loss
+
+    with torch.enable_grad():
+        opt.step(closure)
+    with torch.no_grad():
+        pred = (x[test] @ w + b) > 0
+    truth = labels[test]
+    return float(0.5 * ((pred[truth]).double().mean() + (~pred[~truth]).double().mean()))

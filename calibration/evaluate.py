@@ -16,7 +16,9 @@ import pandas as pd
 import torch
 
 from anchorkit.edit import DOSES, coordinate_axes, e1, projection_edit, rotated_axes
-from anchorkit.measure import alignment_profile, energy_shares, last_slice_states, op_scores, syntax_cosines
+from anchorkit.measure import (alignment_profile, energy_shares, last_slice_states,
+                               linear_probe_accuracy, op_scores, syntax_cosines)
+from anchorkit.task import positions
 from anchorkit.model import haar_rotation
 from anchorkit.store import RunStore
 from anchorkit.task import DIFFERENCE, OPS, probe_set
@@ -26,7 +28,7 @@ from scripts.train_runs import configs_from_args
 
 def evaluate(args) -> pd.DataFrame:
     store = RunStore()
-    rows = []
+    rows, probe_rows = [], []
     args.recipes = ["control", "falloff"]
     cfgs = configs_from_args(args)
     by = {(c.optimizer, c.seed, c.recipe): c for c in cfgs}
@@ -73,7 +75,27 @@ def evaluate(args) -> pd.DataFrame:
             for sym, cos in syntax_cosines(model, coordinate_axes(D)).items():
                 row[f"control_syntax_cos_{sym}"] = float(cos[0])
             rows.append(row)
-    return pd.DataFrame(rows)
+            probe_rows.extend(decodability(model, probe.clean, opt, seed))
+    return pd.DataFrame(rows), pd.DataFrame(probe_rows)
+
+
+@torch.inference_mode(False)
+def decodability(model, batch, opt, seed) -> list[dict]:
+    """Can a linear probe still read "is difference" from the states at the query's '=' after
+    the full-dose e₁ edit? Balanced accuracy by slice, clean and edited, for both runs."""
+    q = positions(model.task).query
+    labels = batch.ops == DIFFERENCE
+    with torch.inference_mode():
+        _, clean = model(batch.tokens, return_slices=True)
+        _, edited = model(batch.tokens, hooks=projection_edit(e1(model.cfg.d_model), 1.0,
+                                                              model.n_slices), return_slices=True)
+    out = []
+    for s in range(1, model.n_slices):
+        for i, name in enumerate(["control", "falloff"]):
+            out.append({"optimizer": opt, "seed": seed, "run": name, "slice": s,
+                        "probe_clean": round(linear_probe_accuracy(clean[s][i, :, q].clone(), labels), 3),
+                        "probe_edited": round(linear_probe_accuracy(edited[s][i, :, q].clone(), labels), 3)})
+    return out
 
 
 def acceptance(df: pd.DataFrame) -> pd.DataFrame:
@@ -92,6 +114,20 @@ def acceptance(df: pd.DataFrame) -> pd.DataFrame:
         add("raw removal at full dose", r["raw_removal_1.0"], "≥ 0.8", r["raw_removal_1.0"] >= 0.8)
         add("spill (max over doses)", r["spill"], "≤ 0.02", r["spill"] <= 0.02)
     return pd.DataFrame(rows)
+
+
+def probe_summary(probes: pd.DataFrame) -> str:
+    """A computed sentence on what a linear probe reads from the edited falloff states."""
+    last = probes[(probes.run == "falloff") & (probes.slice == probes.slice.max())]
+    lo, hi = last.probe_edited.min(), last.probe_edited.max()
+    clean_lo, clean_hi = last.probe_clean.min(), last.probe_clean.max()
+    verdict = ("still reads the op well above chance" if lo >= 0.75 else
+               "reads the op only weakly" if lo > 0.6 else "no longer reads the op")
+    return (f"A logistic-regression probe for \"is this a difference context?\", fitted on half of "
+            f"the probe contexts and scored on the other half (balanced accuracy, 0.5 is chance), "
+            f"reads the falloff runs' states at the query's `=` at the last slice with "
+            f"{clean_lo:.3f} to {clean_hi:.3f} clean and {lo:.3f} to {hi:.3f} after the full-dose "
+            f"e₁ edit: after the edit it {verdict}.\n")
 
 
 def summary(df: pd.DataFrame, acc: pd.DataFrame) -> str:
@@ -140,7 +176,7 @@ def main():
     p.add_argument("--out")
     args = p.parse_args()
     torch.set_num_threads(1)
-    df = evaluate(args)
+    df, probes = evaluate(args)
     pd.set_option("display.width", 200)
     print(df.T.to_string())
     if args.out:
@@ -151,6 +187,9 @@ def main():
         basis_cols = ["optimizer", "seed", "control_top_axis_share", "control_top_axis",
                       "control_top_rotated_share"] + [c for c in df if c.startswith("control_syntax")]
         df[basis_cols].round(3).to_csv(args.out.replace(".csv", "-basis.csv"), index=False)
+        probes.to_csv(args.out.replace(".csv", "-probe.csv"), index=False)
+        with open(args.out.replace(".csv", "-probe.md"), "w") as f:
+            f.write(probe_summary(probes))
         for part, text in summary(df, acc).items():
             with open(args.out.replace(".csv", f"-{part}.md"), "w") as f:
                 f.write(text)

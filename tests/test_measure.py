@@ -133,3 +133,14 @@ def test_syntax_cosines_see_a_one_hot_embedding(model):
 def test_last_slice_states_cover_every_position(model, probe):
     x = last_slice_states(model, probe.clean)
     assert x.shape == (2, probe.clean.tokens.numel(), 64)
+
+
+def test_linear_probe_reads_a_planted_label_and_not_noise():
+    from anchorkit.measure import linear_probe_accuracy
+
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(800, 16, generator=g)
+    labels = torch.rand(800, generator=g) < 0.25
+    assert linear_probe_accuracy(x, labels) < 0.6
+    x[labels, 3] += 4.0
+    assert linear_probe_accuracy(x, labels) > 0.95
