@@ -1,0 +1,189 @@
+"""The studies of SPEC §9: which runs each one needs, and the tables measured from a pair of runs.
+
+A study names runs by configuration only. Runs shared between studies (the plain-Adam control and
+falloff runs are the stored twins of the rotated-basis study) have the same configuration and so
+the same hash: they are loaded from the store, never retrained under another name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import torch
+
+from anchorkit.config import ParameterError, RunConfig, TaskConfig, check_choice, check_seeds
+from anchorkit.edit import (DOSES, coordinate_axes, e1, projection_edit, random_directions,
+                            rotated_axes)
+from anchorkit.measure import (direction_cost, drop, edited_predictions, energy_shares, kept,
+                               kurtosis, landing, last_slice_states, op_scores, other_ops_drop,
+                               reference_baseline, removal, scores_and_alignment,
+                               scores_of_predictions, span, spike, spill, syntax_cosines,
+                               task_change)
+from anchorkit.model import Transformer
+from anchorkit.task import DIFFERENCE, OPS, probe_set, token_id
+from anchorkit.train import TrainedRun, load_model, rotation
+
+STUDIES = ("control", "split-anti-seeds", "rotated-basis", "reference-baseline")
+PROFILES = {
+    # the paper's runs
+    "paper": {"epochs": 400, "task": TaskConfig()},
+    # a smoke run of the whole pipeline: few epochs, a small probe set
+    "quick": {"epochs": 4, "task": TaskConfig(probe_per_op=64)},
+}
+
+
+def run_config(seed: int, recipe: str, optimizer: str, profile: str) -> RunConfig:
+    check_choice("profile", profile, tuple(PROFILES))
+    return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer, **PROFILES[profile])
+
+
+@dataclass(frozen=True)
+class Pair:
+    """An anchored run and the control at the same seed under the same optimizer."""
+
+    anchored: RunConfig
+    control: RunConfig
+
+
+def study_pairs(study: str, seeds, profile: str = "paper") -> list[Pair]:
+    """The (anchored, control) pairs a study measures; the control study pairs each control with
+    itself (it has no anchored run)."""
+    check_choice("study", study, STUDIES)
+    seeds = check_seeds(seeds)
+    cfg = lambda s, r, o: run_config(s, r, o, profile)  # noqa: E731
+    if study == "control":
+        return [Pair(cfg(s, "control", "adam"), cfg(s, "control", "adam")) for s in seeds]
+    if study == "split-anti-seeds":
+        return [Pair(cfg(s, r, "adam"), cfg(s, "control", "adam"))
+                for r in ("split-anti", "falloff") for s in seeds]
+    if study == "rotated-basis":
+        return [Pair(cfg(s, "falloff", o), cfg(s, "control", o))
+                for o in ("rotated", "adam") for s in seeds]
+    return [Pair(cfg(s, "falloff", "adam"), cfg(s, "control", "adam")) for s in seeds]
+
+
+def study_runs(study: str, seeds, profile: str = "paper") -> list[RunConfig]:
+    """Every distinct run the study reads, in a stable order."""
+    out: dict[str, RunConfig] = {}
+    for p in study_pairs(study, seeds, profile):
+        out.setdefault(p.anchored.hash, p.anchored)
+        out.setdefault(p.control.hash, p.control)
+    return list(out.values())
+
+
+def _roles(pair: Pair):
+    return (("anchored", pair.anchored), ("control", pair.control))
+
+
+def syntax_axes(model: Transformer, member: int) -> list[int]:
+    """The coordinate axes that the syntax tokens' embeddings lie closest to (the syntax
+    coordinates, left out of the reference directions under plain Adam)."""
+    from anchorkit.task import SYNTAX
+
+    W = model.W_E[member].detach()
+    return sorted({int(W[token_id(model.task, s)].abs().argmax()) for s in SYNTAX})
+
+
+@torch.inference_mode()
+def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: bool = True,
+                 chunk: int = 8) -> dict[str, pd.DataFrame]:
+    """Every measurement of SPEC §8 on one pair of runs, as tidy tables.
+
+    ``results`` (one row, full dose), ``dose`` (one row per dose), ``alignment`` (by slice),
+    ``spectra`` (energy share per basis vector at the last slice), and with ``sweep`` the
+    ``directions`` table (drop of every op for every direction at full dose).
+    """
+    a_cfg, c_cfg = pair.anchored, pair.control
+    model = load_model([a_cfg, c_cfg], [anchored_state, control_state])
+    D, task, seed = a_cfg.model.d_model, a_cfg.task, a_cfg.seed
+    probe = probe_set(task)
+    clean, align_diff, align_other = scores_and_alignment(model, probe.clean)
+    null = op_scores(model, probe.null)
+    spans = span(clean, null)
+    e1_preds = {d: edited_predictions(model, probe.clean, e1(D)[None], d)[:, 0] for d in DOSES}
+    drops = torch.stack([drop(clean, scores_of_predictions(e1_preds[d], probe.clean)) for d in DOSES])
+    raw = removal(drops[:, 0], spans[0])
+    control_drop = removal(drops[:, 1], spans[1])
+    base = {"seed": seed, "optimizer": a_cfg.optimizer, "recipe": a_cfg.recipe,
+            "run": a_cfg.name, "control_run": c_cfg.name}
+
+    dose_rows = []
+    for i, d in enumerate(DOSES):
+        dose_rows.append({**base, "dose": d, "raw_removal": float(raw[i]),
+                          "control_drop": float(control_drop[i]),
+                          "net_removal": float(raw[i] - control_drop[i]),
+                          "spill": float(spill(drops[i:i + 1, 0], drops[i:i + 1, 1])),
+                          "raw_spill": float(other_ops_drop(drops[i, 0])),
+                          "control_other_ops": float(other_ops_drop(drops[i, 1]))})
+    full = dose_rows[-1]
+    res = {**base, **{k: full[k] for k in ("raw_removal", "control_drop", "net_removal",
+                                           "raw_spill", "control_other_ops")}}
+    res["spill"] = float(spill(drops[:, 0], drops[:, 1]))
+    res["landing"] = float(landing(e1_preds[1.0][0], probe.clean))
+    res["task_change"] = float(task_change(clean[0], clean[1]))
+    res["kept"] = bool(kept(res["net_removal"]))
+    res["kept_raw"] = bool(kept(res["raw_removal"]))
+    for role_i, (role, _) in enumerate(_roles(pair)):
+        for j, op in enumerate(OPS):
+            res[f"{role}_score_{op}"] = float(clean[role_i, j])
+        res[f"{role}_span_difference"] = float(spans[role_i, DIFFERENCE])
+
+    align_rows = [{**base, "role": role, "slice": s, "context": ctx, "alignment": float(v[i, s])}
+                  for i, (role, _) in enumerate(_roles(pair))
+                  for ctx, v in (("difference", align_diff), ("other", align_other))
+                  for s in range(v.shape[1])]
+
+    states = last_slice_states(model, probe.clean)
+    R = rotation(a_cfg.replace(optimizer="rotated"))  # the seed's R (for plain Adam: arbitrary)
+    bases = {"axes": coordinate_axes(D), "rotated": rotated_axes(R)}
+    spectra_rows = []
+    for name, basis in bases.items():
+        shares = energy_shares(states, basis)
+        index, share = spike(shares)
+        kurt = kurtosis(states, basis)
+        cos = syntax_cosines(model, basis)
+        for i, (role, _) in enumerate(_roles(pair)):
+            res[f"{role}_spike_{name}"] = int(index[i])
+            res[f"{role}_spike_share_{name}"] = float(share[i])
+            res[f"{role}_cos_e1_spike_{name}"] = float(basis[index[i], 0].abs())
+            res[f"{role}_kurtosis_{name}"] = float(kurt[i])
+            for sym, v in cos.items():
+                res[f"{role}_syntax_cos_{sym}_{name}"] = float(v[i])
+            spectra_rows += [{**base, "role": role, "basis": name, "direction": k,
+                              "share": float(shares[i, k])} for k in range(D)]
+        res[f"moved_{name}"] = bool(index[0] != index[1])
+    res["top_axis_share_anchored"] = res["anchored_spike_share_axes"]
+    res["top_axis_share_control"] = res["control_spike_share_axes"]
+    out = {"results": res, "dose": dose_rows, "alignment": align_rows, "spectra": spectra_rows}
+
+    if sweep:
+        kinds = (["axis"] * (D - 1) + ["rotated"] * D + ["random"] * 16)
+        idx = list(range(1, D)) + list(range(D)) + list(range(16))
+        dirs = torch.cat([coordinate_axes(D)[1:], bases["rotated"], random_directions(16, D)])
+        scores = scores_of_predictions(edited_predictions(model, probe.clean, dirs, 1.0, chunk),
+                                       probe.clean)  # (2, n, ops)
+        drops_dir = clean[:, None] - scores
+        cost = direction_cost(drops_dir)
+        share = removal(drops_dir, spans[:, None])
+        dir_rows = [{**base, "role": role, "kind": k, "index": ix, "cost": float(cost[i, n]),
+                     "difference_share": float(share[i, n])}
+                    for i, (role, _) in enumerate(_roles(pair))
+                    for n, (k, ix) in enumerate(zip(kinds, idx))]
+        dir_rows += [{**base, "role": role, "kind": "e1", "index": 0,
+                      "cost": float(direction_cost(drops[-1, i])),
+                      "difference_share": float(removal(drops[-1, i], spans[i]))}
+                     for i, (role, _) in enumerate(_roles(pair))]
+        out["directions"] = dir_rows
+        ref = pd.DataFrame(dir_rows)
+        for i, (role, _) in enumerate(_roles(pair)):
+            mine = ref[ref.role == role]
+            if a_cfg.optimizer == "adam":
+                skip = set(syntax_axes(model, i))
+                pick = mine[(mine.kind == "axis") & ~mine["index"].isin(skip)]
+            else:
+                pick = mine[(mine.kind == "rotated") & (mine["index"] != res[f"{role}_spike_rotated"])]
+            res[f"{role}_reference_baseline"] = float(
+                reference_baseline(torch.tensor(pick["difference_share"].to_numpy())))
+        res["removal_net_of_reference"] = res["raw_removal"] - res["anchored_reference_baseline"]
+    return {k: pd.DataFrame([v] if isinstance(v, dict) else v) for k, v in out.items()}

@@ -1,0 +1,61 @@
+import numpy as np
+import pytest
+
+from anchorkit.config import ParameterError
+from anchorkit.studies import STUDIES, measure_pair, study_pairs, study_runs
+from anchorkit.train import train
+
+
+def test_studies_name_their_runs_and_share_twins_by_hash():
+    seeds = [704, 705]
+    counts = {s: len(study_runs(s, seeds)) for s in STUDIES}
+    assert counts == {"control": 2, "split-anti-seeds": 6, "rotated-basis": 8,
+                      "reference-baseline": 4}
+    hashes = {s: {c.hash for c in study_runs(s, seeds)} for s in STUDIES}
+    assert hashes["control"] <= hashes["split-anti-seeds"]
+    assert hashes["reference-baseline"] <= hashes["rotated-basis"]
+    assert hashes["reference-baseline"] <= hashes["split-anti-seeds"] | hashes["control"]
+    for p in study_pairs("rotated-basis", seeds):
+        assert p.anchored.seed == p.control.seed and p.anchored.optimizer == p.control.optimizer
+    assert all(c.epochs == 4 for c in study_runs("control", seeds, "quick"))
+
+
+@pytest.mark.parametrize("kwargs, name", [({"study": "nope"}, "study"), ({"profile": "huge"}, "profile"),
+                                          ({"seeds": [1.5]}, "seeds")])
+def test_bad_study_parameters_are_named(kwargs, name):
+    args = {"study": "control", "seeds": [1], "profile": "quick", **kwargs}
+    with pytest.raises(ParameterError, match=f"'{name}'"):
+        study_pairs(args["study"], args["seeds"], args["profile"])
+
+
+@pytest.fixture(scope="module")
+def quick_pair():
+    pair = study_pairs("rotated-basis", [3], "quick")[0]
+    a, c = train([pair.anchored, pair.control], progress=False)
+    return pair, a.final, c.final
+
+
+def test_measure_pair_tables_hold_together(quick_pair):
+    pair, a, c = quick_pair
+    t = measure_pair(pair, a, c, sweep=True, chunk=32)
+    res, dose = t["results"].iloc[0], t["dose"]
+    assert list(dose["dose"]) == [0.25, 0.5, 0.75, 1.0]
+    np.testing.assert_allclose(dose["net_removal"], dose["raw_removal"] - dose["control_drop"])
+    assert res["spill"] == pytest.approx(dose["spill"].max())
+    assert 0 <= res["landing"] <= 1 or np.isnan(res["landing"])
+    shares = t["spectra"].groupby(["role", "basis"])["share"].sum()
+    np.testing.assert_allclose(shares, 1.0, rtol=1e-5)
+    d = t["directions"]
+    assert d.groupby("role").size().tolist() == [63 + 64 + 16 + 1] * 2
+    assert res["anchored_cos_e1_spike_axes"] in (0.0, 1.0)
+    assert res["removal_net_of_reference"] == pytest.approx(
+        res["raw_removal"] - res["anchored_reference_baseline"], nan_ok=True)
+
+
+def test_a_run_paired_with_itself_has_no_net_removal_or_spill(quick_pair):
+    pair, a, c = quick_pair
+    self_pair = type(pair)(pair.control, pair.control)
+    res = measure_pair(self_pair, c, c, sweep=False)["results"].iloc[0]
+    assert res["spill"] == 0 and res["task_change"] == 0
+    assert res["net_removal"] == 0 or np.isnan(res["net_removal"])
+    assert not res["moved_axes"] and not res["moved_rotated"]
