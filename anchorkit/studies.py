@@ -22,7 +22,7 @@ from anchorkit.measure import (direction_cost, drop, edited_predictions, energy_
                                task_change)
 from anchorkit.model import Transformer
 from anchorkit.task import DIFFERENCE, OPS, probe_set, token_id
-from anchorkit.train import TrainedRun, load_model, rotation
+from anchorkit.train import TrainedRun, load_model, rotation, train
 
 STUDIES = ("control", "split-anti-seeds", "rotated-basis", "reference-baseline")
 PROFILES = {
@@ -33,9 +33,14 @@ PROFILES = {
 }
 
 
-def run_config(seed: int, recipe: str, optimizer: str, profile: str) -> RunConfig:
+def run_config(seed: int, recipe: str, optimizer: str, profile: str,
+               epochs: int | None = None) -> RunConfig:
+    """The run of a study at a profile; ``epochs`` overrides the profile's."""
     check_choice("profile", profile, tuple(PROFILES))
-    return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer, **PROFILES[profile])
+    settings = dict(PROFILES[profile])
+    if epochs is not None:
+        settings["epochs"] = epochs
+    return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer, **settings)
 
 
 @dataclass(frozen=True)
@@ -46,12 +51,13 @@ class Pair:
     control: RunConfig
 
 
-def study_pairs(study: str, seeds, profile: str = "paper") -> list[Pair]:
+def study_pairs(study: str, seeds, profile: str = "paper", epochs: int | None = None
+                ) -> list[Pair]:
     """The (anchored, control) pairs a study measures; the control study pairs each control with
     itself (it has no anchored run)."""
     check_choice("study", study, STUDIES)
     seeds = check_seeds(seeds)
-    cfg = lambda s, r, o: run_config(s, r, o, profile)  # noqa: E731
+    cfg = lambda s, r, o: run_config(s, r, o, profile, epochs)  # noqa: E731
     if study == "control":
         return [Pair(cfg(s, "control", "adam"), cfg(s, "control", "adam")) for s in seeds]
     if study == "split-anti-seeds":
@@ -63,10 +69,11 @@ def study_pairs(study: str, seeds, profile: str = "paper") -> list[Pair]:
     return [Pair(cfg(s, "falloff", "adam"), cfg(s, "control", "adam")) for s in seeds]
 
 
-def study_runs(study: str, seeds, profile: str = "paper") -> list[RunConfig]:
+def study_runs(study: str, seeds, profile: str = "paper", epochs: int | None = None
+               ) -> list[RunConfig]:
     """Every distinct run the study reads, in a stable order."""
     out: dict[str, RunConfig] = {}
-    for p in study_pairs(study, seeds, profile):
+    for p in study_pairs(study, seeds, profile, epochs):
         out.setdefault(p.anchored.hash, p.anchored)
         out.setdefault(p.control.hash, p.control)
     return list(out.values())
@@ -187,3 +194,84 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
                 reference_baseline(torch.tensor(pick["difference_share"].to_numpy())))
         res["removal_net_of_reference"] = res["raw_removal"] - res["anchored_reference_baseline"]
     return {k: pd.DataFrame([v] if isinstance(v, dict) else v) for k, v in out.items()}
+
+
+# ---------------------------------------------------------------------- executing a study
+SWEEPS = {"control": False, "split-anti-seeds": False, "rotated-basis": True,
+          "reference-baseline": True}
+
+
+def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seconds: float) -> dict:
+    """What produced a study's tables: commit, date, profile, seeds, epochs, hashes, versions."""
+    import datetime
+    import importlib.metadata as md
+    import platform
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                                  check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return None
+
+    versions = {}
+    for pkg in ("anchorkit", "torch", "numpy", "pandas", "pyarrow", "altair", "papermill"):
+        try:
+            versions[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            versions[pkg] = None
+    return {
+        "study": study,
+        "commit": git("rev-parse", "HEAD"),
+        "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "profile": profile,
+        "seeds": list(seeds),
+        "epochs": runs[0].epochs,
+        "runs": {c.name: c.hash for c in runs},
+        "python": platform.python_version(),
+        "versions": versions,
+        "threads": torch.get_num_threads(),
+        "wall_seconds": round(wall_seconds, 1),
+    }
+
+
+def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = None,
+              reports_dir=None, store=None, device: str = "cpu", progress: bool = True
+              ) -> dict[str, pd.DataFrame]:
+    """Train (or load) a study's runs, measure every pair, and write its tables atomically to
+    ``reports_dir/<study>/`` (Parquet, with CSV beside) with ``provenance.json``."""
+    import time
+    from pathlib import Path
+
+    from anchorkit.store import RunStore, write_json, write_table
+
+    t0 = time.perf_counter()
+    pairs = study_pairs(study, seeds, profile, epochs)
+    runs = study_runs(study, seeds, profile, epochs)
+    store = store if store is not None else RunStore()
+    trained: dict[str, TrainedRun] = {
+        r.config.hash: r for r in train(runs, store, device=device, progress=progress)}
+    tables: dict[str, list[pd.DataFrame]] = {}
+    iterator = pairs
+    if progress:
+        from tqdm.auto import tqdm
+        iterator = tqdm(pairs, desc=f"measuring {study}")
+    for p in iterator:
+        t = measure_pair(p, trained[p.anchored.hash].final, trained[p.control.hash].final,
+                         sweep=SWEEPS[study])
+        for name, df in t.items():
+            tables.setdefault(name, []).append(df)
+    out = {name: pd.concat(dfs, ignore_index=True) for name, dfs in tables.items()}
+    out["trajectories"] = pd.concat([trained[c.hash].trajectory for c in runs], ignore_index=True)
+    if reports_dir is not None:
+        where = Path(reports_dir) / study
+        for name, df in out.items():
+            write_table(where / f"{name}.parquet", df, csv=name in ("results", "dose"))
+        write_json(where / "provenance.json",
+                   provenance(study, seeds, profile, runs, time.perf_counter() - t0))
+    return out

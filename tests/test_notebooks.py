@@ -1,0 +1,37 @@
+"""Study notebooks execute end to end at the quick profile with the seeds they are given."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
+def test_notebook_runs_at_quick_profile_with_new_seeds(notebook, tmp_path):
+    reports = tmp_path / "reports"
+    cmd = [sys.executable, "-m", "papermill", str(notebook), str(tmp_path / "out.ipynb"),
+           "-y", "seeds: [712, 713]", "-p", "profile", "quick", "-p", "reports_dir", str(reports),
+           "-p", "store_dir", str(tmp_path / "store"), "--cwd", str(notebook.parent),
+           "--no-progress-bar"]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    study = notebook.stem
+    results = pd.read_parquet(reports / study / "results.parquet")
+    assert sorted(results["seed"].unique()) == [712, 713]
+    prov = json.loads((reports / study / "provenance.json").read_text())
+    assert prov["seeds"] == [712, 713] and prov["profile"] == "quick" and prov["study"] == study
+    assert prov["epochs"] == 4 and all(len(h) == 16 for h in prov["runs"].values())
+
+
+def test_source_notebooks_are_stored_clean_with_a_parameters_cell():
+    for nb_path in NOTEBOOKS:
+        nb = json.loads(nb_path.read_text())
+        code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+        assert all(not c.get("outputs") and c.get("execution_count") is None for c in code), nb_path
+        tagged = [c for c in code if "parameters" in c.get("metadata", {}).get("tags", [])]
+        assert len(tagged) == 1, nb_path
