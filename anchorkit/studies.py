@@ -160,8 +160,6 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
             spectra_rows += [{**base, "role": role, "basis": name, "direction": k,
                               "share": float(shares[i, k])} for k in range(D)]
         res[f"moved_{name}"] = bool(index[0] != index[1])
-    res["top_axis_share_anchored"] = res["anchored_spike_share_axes"]
-    res["top_axis_share_control"] = res["control_spike_share_axes"]
     out = {"results": res, "dose": dose_rows, "alignment": align_rows, "spectra": spectra_rows}
 
     if sweep:

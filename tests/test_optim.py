@@ -27,6 +27,12 @@ def ours(model, R):
     return BasisAdam(params, {k: residual_axis(k) for k in params}, R, lr=LR, betas=BETAS, eps=EPS)
 
 
+def step(model, opt, batch):
+    opt.zero_grad()
+    ce_loss(model, batch).backward()
+    opt.step()
+
+
 @pytest.mark.parametrize("identity", [None, "eye"])
 def test_identity_rotation_equals_torch_adam_step_for_step(identity):
     a = Transformer(1, CFG, TASK).initialise([2]).double()
@@ -36,10 +42,8 @@ def test_identity_rotation_equals_torch_adam_step_for_step(identity):
     opt_a = ours(a, R)
     opt_b = torch.optim.Adam(b.parameters(), lr=LR, betas=BETAS, eps=EPS)
     for batch in batches(12):
-        for model, opt in ((a, opt_a), (b, opt_b)):
-            opt.zero_grad()
-            ce_loss(model, batch).backward()
-            opt.step()
+        step(a, opt_a, batch)
+        step(b, opt_b, batch)
         for (name, pa), pb in zip(a.named_parameters(), b.parameters()):
             torch.testing.assert_close(pa, pb, rtol=1e-10, atol=1e-12, msg=name)
 
@@ -52,10 +56,8 @@ def test_random_rotation_equals_plain_adam_on_the_reparameterised_model():
     opt_a = ours(a, R[None])
     opt_b = torch.optim.Adam(b.parameters(), lr=LR, betas=BETAS, eps=EPS)
     for batch in batches(12):
-        for model, opt in ((a, opt_a), (b, opt_b)):
-            opt.zero_grad()
-            ce_loss(model, batch).backward()
-            opt.step()
+        step(a, opt_a, batch)
+        step(b, opt_b, batch)
     rotated_a = rotate_state(a.state_dict(), R)
     for name, pb in b.state_dict().items():
         torch.testing.assert_close(rotated_a[name], pb, rtol=1e-8, atol=1e-10, msg=name)
@@ -63,7 +65,5 @@ def test_random_rotation_equals_plain_adam_on_the_reparameterised_model():
     c = Transformer(1, CFG, TASK).initialise([7]).double()
     opt_c = ours(c, None)
     for batch in batches(12):
-        opt_c.zero_grad()
-        ce_loss(c, batch).backward()
-        opt_c.step()
+        step(c, opt_c, batch)
     assert not torch.allclose(c.W_E, a.W_E, atol=1e-6)
