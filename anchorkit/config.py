@@ -11,6 +11,10 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 RECIPES = ("control", "falloff", "split-anti")
 OPTIMIZERS = ("adam", "rotated")

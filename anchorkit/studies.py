@@ -12,12 +12,11 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from anchorkit.config import ParameterError, RunConfig, TaskConfig, check_choice, check_seeds
-from anchorkit.edit import (DOSES, coordinate_axes, e1, projection_edit, random_directions,
-                            rotated_axes)
-from anchorkit.measure import (direction_cost, drop, edited_predictions, energy_shares, kept,
-                               kurtosis, landing, last_slice_states, op_scores, other_ops_drop,
-                               reference_baseline, removal, scores_and_alignment,
+from anchorkit.config import RunConfig, TaskConfig, check_choice, check_seeds
+from anchorkit.edit import DOSES, coordinate_axes, e1, random_directions, rotated_axes
+from anchorkit.measure import (cos_e1, direction_cost, drop, edited_predictions, energy_shares,
+                               kept, kurtosis, landing, last_slice_states, moved, op_scores,
+                               other_ops_drop, reference_baseline, removal, scores_and_alignment,
                                scores_of_predictions, span, spike, spill, syntax_cosines,
                                task_change)
 from anchorkit.model import Transformer
@@ -153,13 +152,13 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
         for i, (role, _) in enumerate(_roles(pair)):
             res[f"{role}_spike_{name}"] = int(index[i])
             res[f"{role}_spike_share_{name}"] = float(share[i])
-            res[f"{role}_cos_e1_spike_{name}"] = float(basis[index[i], 0].abs())
+            res[f"{role}_cos_e1_spike_{name}"] = float(cos_e1(basis, index[i]))
             res[f"{role}_kurtosis_{name}"] = float(kurt[i])
             for sym, v in cos.items():
                 res[f"{role}_syntax_cos_{sym}_{name}"] = float(v[i])
             spectra_rows += [{**base, "role": role, "basis": name, "direction": k,
                               "share": float(shares[i, k])} for k in range(D)]
-        res[f"moved_{name}"] = bool(index[0] != index[1])
+        res[f"moved_{name}"] = bool(moved(index[0], index[1]))
     out = {"results": res, "dose": dose_rows, "alignment": align_rows, "spectra": spectra_rows}
 
     if sweep:
