@@ -20,3 +20,11 @@ def test_train_speed_refuses_too_few_epochs():
     r = subprocess.run([sys.executable, "bench/train_speed.py", "--epochs", "2"], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode != 0 and "--epochs" in r.stderr
+
+
+def test_sweep_speed_prints_both_timings_and_agrees():
+    out = subprocess.run(
+        [sys.executable, "bench/sweep_speed.py", "--per-op", "16", "--directions", "6", "--chunk", "4",
+         "--threads", "1"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert re.search(r"batched: [\d.]+ s", out) and re.search(r"one at a time: [\d.]+ s", out)
+    assert "same predictions: True" in out
