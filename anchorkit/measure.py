@@ -16,9 +16,7 @@ from anchorkit.task import DIFFERENCE, OPS, Batch, n_numbers, positions
 
 def _scores_from_logits(model: Transformer, logits: torch.Tensor, batch: Batch) -> torch.Tensor:
     q = positions(model.task).query
-    predicted = logits[:, :, q, : n_numbers(model.task)].argmax(-1)
-    correct = (predicted == batch.targets[:, -1]).float()
-    return torch.stack([correct[:, batch.ops == op].mean(1) for op in range(len(OPS))], dim=1)
+    return scores_of_predictions(logits[:, :, q, : n_numbers(model.task)].argmax(-1), batch)
 
 
 def _alignment_from_slices(model: Transformer, slices, batch: Batch):
