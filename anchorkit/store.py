@@ -6,6 +6,15 @@ optimizer state at the last checkpoint epoch). A changed configuration field is 
 hash, so a stale run is never read as a fresh one. Every write is atomic (temporary file, then
 rename). A file that fails to load or whose configuration does not match its hash raises
 ``StoreError`` with its path; nothing silently retrains over it.
+
+Two more places are read:
+
+- ``published/runs/<hash>/`` in the repository: the committed final weights, trajectory and
+  configuration of the paper's runs (no initial weights: they are re-derived from the seed). A
+  run found there counts as finished, so a fresh clone measures the paper's runs without
+  retraining. The store's own directory comes first.
+- ``<root>/measures/<key>/``: a cache of measured tables, keyed by what produced them (the runs'
+  hashes and the measuring code), so that two studies sharing a pair measure it once.
 """
 
 from __future__ import annotations
@@ -22,7 +31,10 @@ from safetensors.torch import load_file, save_file
 
 from anchorkit.config import RunConfig
 
-DEFAULT_ROOT = Path(__file__).resolve().parent.parent / ".runs"
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_ROOT = REPO / ".runs"
+PUBLISHED = REPO / "published"
+PUBLISHED_FILES = ("config.json", "final.safetensors", "trajectory.parquet", "meta.json")
 
 
 class StoreError(RuntimeError):
@@ -56,15 +68,24 @@ def write_table(path: Path, df: pd.DataFrame, csv: bool = False) -> None:
 
 
 class RunStore:
-    def __init__(self, root: str | Path | None = None):
+    def __init__(self, root: str | Path | None = None, published: str | Path | None = PUBLISHED):
         self.root = Path(root or os.environ.get("ANCHORKIT_STORE") or DEFAULT_ROOT)
+        self.published = Path(published) if published is not None else None
 
     def path(self, cfg: RunConfig) -> Path:
         return self.root / "runs" / cfg.hash
 
+    def _final_dir(self, cfg: RunConfig) -> Path:
+        """Where the run's final weights are: the store's own directory, else the published one."""
+        own = self.path(cfg)
+        if (own / "final.safetensors").exists() or self.published is None:
+            return own
+        pub = self.published / "runs" / cfg.hash
+        return pub if (pub / "final.safetensors").exists() else own
+
     # ------------------------------------------------------------------ checks
-    def _check_config(self, cfg: RunConfig) -> Path:
-        d = self.path(cfg)
+    def _check_config(self, cfg: RunConfig, d: Path | None = None) -> Path:
+        d = d if d is not None else self.path(cfg)
         f = d / "config.json"
         try:
             stored = json.loads(f.read_text())
@@ -77,10 +98,14 @@ class RunStore:
         return d
 
     def has_final(self, cfg: RunConfig) -> bool:
-        if not (self.path(cfg) / "final.safetensors").exists():
+        d = self._final_dir(cfg)
+        if not (d / "final.safetensors").exists():
             return False
-        self._check_config(cfg)
+        self._check_config(cfg, d)
         return True
+
+    def has_initial(self, cfg: RunConfig) -> bool:
+        return (self.path(cfg) / "initial.safetensors").exists()
 
     # ------------------------------------------------------------------ weights
     def _load_weights(self, f: Path) -> dict[str, torch.Tensor]:
@@ -103,7 +128,7 @@ class RunStore:
         (d / "checkpoint.pt").unlink(missing_ok=True)
 
     def load_final(self, cfg: RunConfig) -> dict[str, torch.Tensor]:
-        d = self._check_config(cfg)
+        d = self._check_config(cfg, self._final_dir(cfg))
         return self._load_weights(d / "final.safetensors")
 
     def load_initial(self, cfg: RunConfig) -> dict[str, torch.Tensor]:
@@ -111,14 +136,48 @@ class RunStore:
         return self._load_weights(d / "initial.safetensors")
 
     def load_trajectory(self, cfg: RunConfig) -> pd.DataFrame:
-        f = self._check_config(cfg) / "trajectory.parquet"
+        f = self._check_config(cfg, self._final_dir(cfg)) / "trajectory.parquet"
         try:
             return pd.read_parquet(f)
         except Exception as e:  # noqa: BLE001
             raise StoreError(f"{f}: cannot load trajectory ({e})") from None
 
     def load_meta(self, cfg: RunConfig) -> dict:
-        return json.loads((self._check_config(cfg) / "meta.json").read_text())
+        return json.loads((self._check_config(cfg, self._final_dir(cfg)) / "meta.json").read_text())
+
+    def publish(self, cfg: RunConfig, where: str | Path | None = None) -> Path:
+        """Copy a finished run's configuration, final weights, trajectory and meta to the
+        published directory (``where``, default the store's); returns the run's directory there."""
+        where = Path(where) if where is not None else self.published
+        if where is None or not self.has_final(cfg):
+            raise StoreError(f"{self.path(cfg)}: no finished run {cfg.name} to publish")
+        src, dst = self._final_dir(cfg), where / "runs" / cfg.hash
+        if src == dst:
+            return dst
+        for name in PUBLISHED_FILES:
+            data = (src / name).read_bytes()
+            atomic_write(dst / name, lambda p, data=data: p.write_bytes(data))
+        return dst
+
+    # ------------------------------------------------------------------ measured tables
+    def load_measures(self, key: str) -> dict[str, pd.DataFrame] | None:
+        """The tables cached under ``key``, or None when there are none (or they are unfinished)."""
+        d = self.root / "measures" / key
+        try:
+            names = json.loads((d / "tables.json").read_text())
+            return {n: pd.read_parquet(d / f"{n}.parquet") for n in names}
+        except FileNotFoundError:
+            return None
+        except Exception as e:  # noqa: BLE001
+            raise StoreError(f"{d}: cannot load cached measures ({e})") from None
+
+    def save_measures(self, key: str, tables: dict[str, pd.DataFrame]) -> None:
+        """Cache tables under ``key``; the list of tables is written last, so a half-written
+        entry is never read."""
+        d = self.root / "measures" / key
+        for name, df in tables.items():
+            write_table(d / f"{name}.parquet", df)
+        write_json(d / "tables.json", sorted(tables))
 
     # ------------------------------------------------------------------ checkpoints
     def save_checkpoint(self, cfg: RunConfig, payload: dict) -> None:

@@ -20,7 +20,7 @@ from anchorkit.measure import (cos_e1, direction_cost, drop, edited_predictions,
                                scores_of_predictions, span, spike, spill, syntax_cosines,
                                task_change)
 from anchorkit.model import Transformer
-from anchorkit.task import DIFFERENCE, OPS, probe_set, token_id
+from anchorkit.task import DIFFERENCE, OPS, SYNTAX, probe_set, token_id
 from anchorkit.train import TrainedRun, load_model, rotation, train
 
 STUDIES = ("control", "split-anti-seeds", "rotated-basis", "reference-baseline")
@@ -85,8 +85,6 @@ def _roles(pair: Pair):
 def syntax_axes(model: Transformer, member: int) -> list[int]:
     """The coordinate axes that the syntax tokens' embeddings lie closest to (the syntax
     coordinates, left out of the reference directions under plain Adam)."""
-    from anchorkit.task import SYNTAX
-
     W = model.W_E[member].detach()
     return sorted({int(W[token_id(model.task, s)].abs().argmax()) for s in SYNTAX})
 
@@ -193,9 +191,101 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
     return {k: pd.DataFrame([v] if isinstance(v, dict) else v) for k, v in out.items()}
 
 
+# ---------------------------------------------------------------------- tables built from them
+def _beside(results: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """One row per seed: each column for the rotated run and, beside it, its stored (plain-Adam)
+    twin, as ``<column>_rotated`` and ``<column>_stored``."""
+    label = {"rotated": "rotated", "adam": "stored"}
+    wide = results.pivot(index="seed", columns="optimizer", values=columns)
+    wide.columns = [f"{c}_{label[o]}" for c, o in wide.columns]
+    order = [f"{c}_{label[o]}" for c in columns for o in ("rotated", "adam")
+             if f"{c}_{label[o]}" in wide.columns]
+    return wide[order].reset_index()
+
+
+E2_COLUMNS = ["raw_removal", "control_drop", "control_other_ops", "net_removal", "spill",
+              "raw_spill", "landing", "task_change", "control_cos_e1_spike_rotated",
+              "control_cos_e1_spike_axes", "removal_net_of_reference", "kept", "kept_raw"]
+E3_COLUMNS = (["control_spike_share_rotated", "anchored_spike_share_rotated",
+               "control_spike_share_axes", "anchored_spike_share_axes",
+               "control_spike_rotated", "anchored_spike_rotated",
+               "control_spike_axes", "anchored_spike_axes"]
+              + [f"{role}_syntax_cos_{sym}_rotated" for role in ("control", "anchored")
+                 for sym in SYNTAX]
+              + ["control_cos_e1_spike_rotated", "anchored_cos_e1_spike_rotated",
+                 "control_kurtosis_rotated", "anchored_kurtosis_rotated",
+                 "control_kurtosis_axes", "anchored_kurtosis_axes", "moved_rotated", "moved_axes"])
+
+
+def basis_table(spectra: pd.DataFrame, directions: pd.DataFrame) -> pd.DataFrame:
+    """One row per run and direction: its energy share at the last slice (coordinate axes and
+    rotated axes; none for random directions) beside its direction cost and its drop of
+    difference as a share of span at full dose (e₁ is coordinate axis 0)."""
+    dirs = directions.assign(basis=directions["kind"].replace({"axis": "axes", "e1": "axes"}),
+                             direction=directions["index"]).drop(columns=["kind", "index"])
+    keys = ["seed", "optimizer", "recipe", "run", "control_run", "role", "basis", "direction"]
+    out = spectra.merge(dirs, on=keys, how="outer")
+    return out.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def spikes_table(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per run of the pairs: where its spike sits along the coordinate axes and the
+    rotated axes, with its share, cos(e₁, spike), kurtosis and reference baseline."""
+    rows = []
+    for _, r in results.iterrows():
+        for role, name in (("anchored", r["run"]), ("control", r["control_run"])):
+            row = {"run": name, "seed": r["seed"], "optimizer": r["optimizer"], "role": role,
+                   "recipe": r["recipe"] if role == "anchored" else "control"}
+            for col in results.columns:
+                if col.startswith(f"{role}_") and ("spike" in col or "kurtosis" in col
+                                                   or "reference" in col):
+                    row[col[len(role) + 1:]] = r[col]
+            rows.append(row)
+    return pd.DataFrame(rows).drop_duplicates("run").reset_index(drop=True)
+
+
+def derived_tables(study: str, tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The study's tables read by its page: for rotated-basis the E2 and E3 tables (rotated
+    beside stored) and ``basis``; for reference-baseline ``spikes``, one row per stored run."""
+    out = {}
+    if study == "rotated-basis":
+        res = tables["results"]
+        out["e2"] = _beside(res, [c for c in E2_COLUMNS if c in res])
+        out["e3"] = _beside(res, [c for c in E3_COLUMNS if c in res])
+        if "directions" in tables:  # measured with the direction sweep
+            out["basis"] = basis_table(tables["spectra"], tables["directions"])
+    if study == "reference-baseline":
+        out["spikes"] = spikes_table(tables["results"])
+    return out
+
+
 # ---------------------------------------------------------------------- executing a study
+CSV_TABLES = ("results", "dose", "e2", "e3", "spikes")  # written as CSV too, for a person to read
 SWEEPS = {"control": False, "split-anti-seeds": False, "rotated-basis": True,
           "reference-baseline": True}
+
+
+def _measuring_code() -> str:
+    """A digest of the code a measurement depends on (read once, at import)."""
+    import hashlib
+    import inspect
+
+    from anchorkit import edit, measure, model, recipes, task
+
+    parts = [inspect.getsource(m) for m in (edit, measure, model, recipes, task)]
+    parts += [inspect.getsource(f) for f in (measure_pair, syntax_axes)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+MEASURING_CODE = _measuring_code()
+
+
+def measures_key(pair: Pair, sweep: bool) -> str:
+    """The cache key of a pair's measured tables: its runs, the sweep, the measuring code."""
+    import hashlib
+
+    text = f"{pair.anchored.hash}/{pair.control.hash}/sweep={sweep}/{MEASURING_CODE}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seconds: float) -> dict:
@@ -259,16 +349,21 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
         from tqdm.auto import tqdm
         iterator = tqdm(pairs, desc=f"measuring {study}")
     for p in iterator:
-        t = measure_pair(p, trained[p.anchored.hash].final, trained[p.control.hash].final,
-                         sweep=SWEEPS[study])
+        key = measures_key(p, SWEEPS[study])
+        t = store.load_measures(key)
+        if t is None:
+            t = measure_pair(p, trained[p.anchored.hash].final, trained[p.control.hash].final,
+                             sweep=SWEEPS[study])
+            store.save_measures(key, t)
         for name, df in t.items():
             tables.setdefault(name, []).append(df)
     out = {name: pd.concat(dfs, ignore_index=True) for name, dfs in tables.items()}
     out["trajectories"] = pd.concat([trained[c.hash].trajectory for c in runs], ignore_index=True)
+    out.update(derived_tables(study, out))
     if reports_dir is not None:
         where = Path(reports_dir) / study
         for name, df in out.items():
-            write_table(where / f"{name}.parquet", df, csv=name in ("results", "dose"))
+            write_table(where / f"{name}.parquet", df, csv=name in CSV_TABLES)
         write_json(where / "provenance.json",
                    provenance(study, seeds, profile, runs, time.perf_counter() - t0))
     return out

@@ -82,7 +82,9 @@ def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: s
     pending: dict[tuple, list] = {}
     for cfg in configs:
         if store is not None and store.has_final(cfg):
-            done[cfg.hash] = TrainedRun(cfg, store.load_initial(cfg), store.load_final(cfg),
+            # a published run has no initial weights on disk: they are re-derived from the seed
+            initial = store.load_initial(cfg) if store.has_initial(cfg) else initial_state(cfg)
+            done[cfg.hash] = TrainedRun(cfg, initial, store.load_final(cfg),
                                         store.load_trajectory(cfg))
             continue
         ckpt = store.load_checkpoint(cfg) if store is not None else None

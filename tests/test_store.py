@@ -60,3 +60,32 @@ def test_atomic_write_leaves_the_old_file_when_interrupted(tmp_path):
 def test_store_root_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path))
     assert RunStore().root == tmp_path
+
+
+def test_a_published_run_loads_without_retraining_and_with_its_initial_weights(tmp_path):
+    from anchorkit.train import initial_state
+
+    cfg = small(seed=4, epochs=2)
+    run = train([cfg], RunStore(tmp_path / "a"), progress=False)[0]
+    RunStore(tmp_path / "a").publish(cfg, tmp_path / "published")
+    assert sorted(p.name for p in (tmp_path / "published" / "runs" / cfg.hash).iterdir()) == [
+        "config.json", "final.safetensors", "meta.json", "trajectory.parquet"]
+    fresh = RunStore(tmp_path / "b", published=tmp_path / "published")
+    assert fresh.has_final(cfg) and not fresh.has_initial(cfg)
+    epochs = []
+    loaded = train([cfg], fresh, progress=False, on_epoch_end=epochs.append)[0]
+    assert epochs == []  # nothing trained
+    assert all(torch.equal(loaded.final[k], run.final[k]) for k in run.final)
+    assert all(torch.equal(loaded.initial[k], v) for k, v in initial_state(cfg).items())
+    assert loaded.trajectory.equals(run.trajectory)
+    assert not RunStore(tmp_path / "c", published=None).has_final(cfg)
+
+
+def test_cached_measures_are_read_only_when_complete(store):
+    tables = {"results": pd.DataFrame({"a": [1.0]}), "dose": pd.DataFrame({"b": [2, 3]})}
+    assert store.load_measures("k") is None
+    store.save_measures("k", tables)
+    got = store.load_measures("k")
+    assert got.keys() == tables.keys() and all(got[k].equals(v) for k, v in tables.items())
+    (store.root / "measures" / "k" / "tables.json").unlink()  # as if interrupted before the end
+    assert store.load_measures("k") is None

@@ -1,8 +1,9 @@
 import numpy as np
+import pandas as pd
 import pytest
 
 from anchorkit.config import ParameterError
-from anchorkit.studies import STUDIES, measure_pair, study_pairs, study_runs
+from anchorkit.studies import STUDIES, derived_tables, measure_pair, study_pairs, study_runs
 from anchorkit.train import train
 
 
@@ -59,3 +60,46 @@ def test_a_run_paired_with_itself_has_no_net_removal_or_spill(quick_pair):
     assert res["spill"] == 0 and res["task_change"] == 0
     assert res["net_removal"] == 0 or np.isnan(res["net_removal"])
     assert not res["moved_axes"] and not res["moved_rotated"]
+
+
+def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
+    pair, a, c = quick_pair
+    twin = study_pairs("rotated-basis", [3], "quick")[1]
+    assert (twin.anchored.optimizer, twin.anchored.seed) == ("adam", 3)
+    a2, c2 = train([twin.anchored, twin.control], progress=False)
+    t1 = measure_pair(pair, a, c, sweep=True, chunk=32)
+    t2 = measure_pair(twin, a2.final, c2.final, sweep=True, chunk=32)
+    tables = {k: pd.concat([t1[k], t2[k]], ignore_index=True) for k in t1}
+    out = derived_tables("rotated-basis", tables)
+    e2 = out["e2"].iloc[0]
+    assert e2["raw_removal_rotated"] == t1["results"]["raw_removal"].iloc[0]
+    assert e2["raw_removal_stored"] == t2["results"]["raw_removal"].iloc[0]
+    assert "spill_rotated" in out["e2"] and "anchored_spike_share_rotated_rotated" in out["e3"]
+    basis = out["basis"]
+    # every run has 64 shares per basis, a cost for every swept direction and for e1 (axis 0)
+    assert basis.groupby(["run", "role", "basis"]).size().to_dict() == {
+        (r, role, b): n for r in ("falloff-adam-3", "falloff-rotated-3") for role in
+        ("anchored", "control") for b, n in (("axes", 64), ("random", 16), ("rotated", 64))}
+    axes = basis[(basis.basis == "axes") & (basis.run == "falloff-rotated-3")]
+    assert axes["share"].notna().all() and axes["cost"].notna().all()
+    spikes = derived_tables("reference-baseline", {"results": t2["results"]})["spikes"]
+    assert list(spikes["run"]) == [twin.anchored.name, twin.control.name]
+    assert spikes["spike_axes"].iloc[0] == t2["results"]["anchored_spike_axes"].iloc[0]
+
+
+def test_a_study_measures_a_shared_pair_once(tmp_path, monkeypatch):
+    import anchorkit.studies as studies
+    from anchorkit.store import RunStore
+
+    store = RunStore(tmp_path / "store")
+    calls = []
+    real = studies.measure_pair
+    monkeypatch.setattr(studies, "measure_pair", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(studies, "SWEEPS", dict.fromkeys(STUDIES, False))  # the cache, not sweeps
+    first = studies.run_study("reference-baseline", [5], "quick", epochs=1, store=store,
+                              progress=False)
+    second = studies.run_study("rotated-basis", [5], "quick", epochs=1, store=store,
+                               progress=False)
+    assert len(calls) == 2  # reference-baseline's pair, then only rotated-basis's rotated pair
+    stored = second["results"][second["results"].optimizer == "adam"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(stored, first["results"])
