@@ -327,19 +327,48 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
     }
 
 
+def read_tables(where) -> dict[str, pd.DataFrame]:
+    """Every table a study wrote to ``where`` (``reports/<study>/``), by name."""
+    from pathlib import Path
+
+    return {f.stem: pd.read_parquet(f) for f in sorted(Path(where).glob("*.parquet"))}
+
+
+def written_for(where, study: str, seeds, profile: str, runs: list[RunConfig]) -> bool:
+    """Whether ``where`` holds the tables of exactly this study, seeds, profile and runs."""
+    import json
+    from pathlib import Path
+
+    f = Path(where) / "provenance.json"
+    if not f.exists():
+        return False
+    prov = json.loads(f.read_text())
+    return (prov.get("study") == study and prov.get("seeds") == list(seeds)
+            and prov.get("profile") == profile
+            and sorted(prov.get("runs", {}).values()) == sorted(c.hash for c in runs))
+
+
 def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = None,
-              reports_dir=None, store=None, device: str = "cpu", progress: bool = True
-              ) -> dict[str, pd.DataFrame]:
+              reports_dir=None, store=None, device: str = "cpu", progress: bool = True,
+              reuse: bool = False) -> dict[str, pd.DataFrame]:
     """Train (or load) a study's runs, measure every pair, and write its tables atomically to
-    ``reports_dir/<study>/`` (Parquet, with CSV beside) with ``provenance.json``."""
+    ``reports_dir/<study>/`` (Parquet, with CSV beside) with ``provenance.json``.
+
+    With ``reuse``, tables already written there for exactly these runs are read back instead
+    (nothing is trained or measured, and the provenance is left as it was).
+    """
     import time
     from pathlib import Path
 
     from anchorkit.store import RunStore, write_json, write_table
 
     t0 = time.perf_counter()
+    seeds = check_seeds(seeds)
     pairs = study_pairs(study, seeds, profile, epochs)
     runs = study_runs(study, seeds, profile, epochs)
+    if reuse and reports_dir is not None and written_for(Path(reports_dir) / study, study, seeds,
+                                                         profile, runs):
+        return read_tables(Path(reports_dir) / study)
     store = store if store is not None else RunStore()
     trained: dict[str, TrainedRun] = {
         r.config.hash: r for r in train(runs, store, device=device, progress=progress)}

@@ -103,3 +103,22 @@ def test_a_study_measures_a_shared_pair_once(tmp_path, monkeypatch):
     assert len(calls) == 2  # reference-baseline's pair, then only rotated-basis's rotated pair
     stored = second["results"][second["results"].optimizer == "adam"].reset_index(drop=True)
     pd.testing.assert_frame_equal(stored, first["results"])
+
+
+def test_reuse_reads_tables_written_for_the_same_runs_and_only_those(tmp_path, monkeypatch):
+    import anchorkit.studies as studies
+    from anchorkit.store import RunStore
+
+    kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
+              store=RunStore(tmp_path / "store"), progress=False)
+    first = studies.run_study("control", [6], **kw)
+
+    def no_training(*a, **k):
+        raise AssertionError("trained although the tables were there")
+
+    monkeypatch.setattr(studies, "train", no_training)
+    again = studies.run_study("control", [6], reuse=True, **kw)
+    assert again.keys() == first.keys()
+    pd.testing.assert_frame_equal(again["results"], first["results"])
+    with pytest.raises(AssertionError, match="trained"):  # other seeds: not the written tables
+        studies.run_study("control", [7], reuse=True, **kw)

@@ -1,0 +1,159 @@
+"""The book's figures (BOOK.md): one altair builder per figure kind, each taking a tidy table as
+the studies write it, so that a reader can redraw any figure inline from ``reports/<study>/``.
+
+Every chart is interactive: hovering a mark shows its run, seed and value.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from anchorkit.recipes import recipe
+
+# the two groups of runs of the rotated-basis study, as the legends name them
+GROUPS = {"rotated": "rotated Adam (new)", "adam": "plain Adam (stored twin)"}
+GROUP_COLORS = alt.Scale(domain=list(GROUPS.values()), range=["#d95f02", "#1b9e77"])
+BASIS_NAMES = {"axes": "coordinate axes", "rotated": "rotated axes", "random": "random"}
+ROLE_NAMES = {"anchored": "falloff", "control": "control"}
+SLICE_NAMES = {0: "embedding", 1: "block 1", 2: "block 2", 3: "block 3", 4: "block 4"}
+
+
+def _require(df: pd.DataFrame, columns, what: str) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what}: the table lacks columns {missing}")
+
+
+def _grouped(df: pd.DataFrame) -> pd.DataFrame:
+    return df.assign(group=df["optimizer"].map(GROUPS))
+
+
+def _runs_and_mean(df: pd.DataFrame, x: alt.X, y: str, title: str, width=220, height=180):
+    """A hairline per run and the mean over runs in bold, coloured by group."""
+    color = alt.Color("group:N", scale=GROUP_COLORS, title=None,
+                      legend=alt.Legend(orient="bottom"))
+    base = alt.Chart(df).encode(x=x)
+    runs = base.mark_line(strokeWidth=0.8, opacity=0.45).encode(
+        y=alt.Y(f"{y}:Q", title=title), color=color, detail="run:N",
+        tooltip=["run:N", "seed:Q", alt.Tooltip(f"{y}:Q", format=".3f")])
+    mean = base.mark_line(strokeWidth=3, point=True).encode(
+        y=f"mean({y}):Q", color=color,
+        tooltip=["group:N", alt.Tooltip(f"mean({y}):Q", format=".3f", title=f"mean {title}")])
+    return runs, mean
+
+
+def recipe_weights(name: str = "falloff", n_slices: int = 5) -> pd.DataFrame:
+    """The recipe's weights by slice as a tidy table (term, slice, weight)."""
+    r = recipe(name, n_slices)
+    rows = [{"term": "light anti", "slice": s, "weight": w} for s, w in enumerate(r.light)]
+    rows += [{"term": "hold", "slice": s, "weight": r.hold} for s in range(n_slices)]
+    rows += [{"term": "pull", "slice": s, "weight": r.pull} for s in range(1, n_slices)]
+    return pd.DataFrame(rows)
+
+
+def alignment_by_slice(alignment: pd.DataFrame, weights: pd.DataFrame | None = None):
+    """E1: mean alignment at the example answers by slice, in difference and other-op contexts,
+    for the anchored runs; with ``weights`` (``recipe_weights``) a panel of the recipe beneath."""
+    _require(alignment, ["run", "seed", "optimizer", "role", "slice", "context", "alignment"],
+             "alignment_by_slice")
+    df = _grouped(alignment[alignment["role"] == "anchored"])
+    x = alt.X("slice:O", title="slice", axis=alt.Axis(labelExpr=_slice_label_expr()))
+    runs, mean = _runs_and_mean(df, x, "alignment", "alignment α at the example answers")
+    chart = alt.layer(runs, mean, data=df).facet(
+        column=alt.Column("context:N", title=None, header=alt.Header(
+            labelExpr="datum.value == 'difference' ? 'difference contexts' : 'other-op contexts'")))
+    if weights is None:
+        return chart
+    _require(weights, ["term", "slice", "weight"], "alignment_by_slice weights")
+    panel = alt.Chart(weights).mark_line(point=True).encode(
+        x=alt.X("slice:O", axis=alt.Axis(labelExpr=_slice_label_expr())),
+        y=alt.Y("weight:Q", scale=alt.Scale(type="symlog", constant=0.01), title="recipe weight"),
+        color=alt.Color("term:N", title="recipe term", legend=alt.Legend(orient="bottom")),
+        tooltip=["term:N", "slice:O", alt.Tooltip("weight:Q", format=".3f")],
+    ).properties(width=220, height=90)
+    return alt.vconcat(chart, panel).resolve_scale(color="independent")
+
+
+def _slice_label_expr() -> str:
+    return "datum.value == 0 ? 'embedding' : datum.value"
+
+
+def removal_by_dose(dose: pd.DataFrame, criterion: float = 0.02):
+    """E2: removal net of the control, raw removal and spill against dose; a dashed rule at the
+    selectivity criterion on the spill panel."""
+    _require(dose, ["run", "seed", "optimizer", "dose", "net_removal", "raw_removal", "spill"],
+             "removal_by_dose")
+    df = _grouped(dose)
+    x = alt.X("dose:Q", title="dose δ", scale=alt.Scale(domain=[0, 1]))
+    panels = []
+    for col, title in (("net_removal", "removal net of the control"),
+                       ("raw_removal", "raw removal"), ("spill", "spill")):
+        layers = list(_runs_and_mean(df, x, col, title))
+        if col == "spill":
+            layers.append(alt.Chart(pd.DataFrame({"criterion": [criterion]})).mark_rule(
+                strokeDash=[5, 4], color="black").encode(
+                y="criterion:Q", tooltip=[alt.Tooltip("criterion:Q", title="selectivity criterion")]))
+        panels.append(alt.layer(*layers).properties(width=200, height=180, title=title))
+    return alt.hconcat(*panels)
+
+
+def energy_spectrum(spectra: pd.DataFrame, n_basis: int = 64):
+    """E3: the share of energy per direction at the last slice, sorted, on a log scale; coordinate
+    axes and rotated axes in two colours; one hairline per run; a dotted rule at 1/n."""
+    _require(spectra, ["run", "seed", "role", "basis", "share"], "energy_spectrum")
+    df = spectra.copy()
+    df["rank"] = df.groupby(["run", "role", "basis"])["share"].rank(ascending=False, method="first")
+    df["basis_name"] = df["basis"].map(BASIS_NAMES)
+    df["role_name"] = df["role"].map(ROLE_NAMES)
+    lines = alt.Chart().mark_line(strokeWidth=0.9, opacity=0.6).encode(
+        x=alt.X("rank:Q", title="direction, by share (largest first)"),
+        y=alt.Y("share:Q", scale=alt.Scale(type="log"), title="energy share at the last slice"),
+        color=alt.Color("basis_name:N", title=None, legend=alt.Legend(orient="bottom")),
+        detail="run:N",
+        tooltip=["run:N", "seed:Q", "basis_name:N", "rank:Q", alt.Tooltip("share:Q", format=".4f")])
+    rule = alt.Chart().mark_rule(strokeDash=[2, 2], color="gray").encode(
+        y=alt.datum(1 / n_basis))
+    return alt.layer(lines, rule, data=df).properties(width=260, height=200).facet(
+        column=alt.Column("role_name:N", title=None, sort=["control", "falloff"]))
+
+
+def direction_cost(basis: pd.DataFrame):
+    """E3: the direction cost (mean drop over ops at full dose) of every swept direction, one
+    column per seed, control and falloff in rows: coordinate axes and rotated axes as dots,
+    random directions as open circles, e₁ as a square."""
+    _require(basis, ["run", "seed", "role", "basis", "direction", "cost"], "direction_cost")
+    df = basis.dropna(subset=["cost"]).copy()
+    df["kind"] = df["basis"].map(BASIS_NAMES)
+    df.loc[(df["basis"] == "axes") & (df["direction"] == 0), "kind"] = "e₁"
+    df["role_name"] = df["role"].map(ROLE_NAMES)
+    kinds = ["coordinate axes", "rotated axes", "random", "e₁"]
+    enc = dict(
+        x=alt.X("kind:N", sort=kinds, title=None, axis=alt.Axis(labels=False, ticks=False)),
+        xOffset=alt.XOffset("jitter:Q"),
+        y=alt.Y("cost:Q", title="direction cost (mean drop over ops)"),
+        color=alt.Color("kind:N", sort=kinds, title=None, legend=alt.Legend(orient="bottom")),
+        tooltip=["run:N", "seed:Q", "kind:N", "direction:Q", alt.Tooltip("cost:Q", format=".3f")])
+    base = alt.Chart().transform_calculate(jitter="random()")
+    dots = base.mark_point(filled=True, size=14, opacity=0.7).encode(**enc).transform_filter(
+        "datum.kind == 'coordinate axes' || datum.kind == 'rotated axes'")
+    random = base.mark_point(filled=False, size=22).encode(**enc).transform_filter(
+        "datum.kind == 'random'")
+    e1 = base.mark_square(size=70).encode(**enc).transform_filter("datum.kind == 'e₁'")
+    return alt.layer(dots, random, e1, data=df).properties(width=70, height=160).facet(
+        column=alt.Column("seed:O", title="seed"),
+        row=alt.Row("role_name:N", title=None, sort=["control", "falloff"]))
+
+
+def trajectories(trajectory: pd.DataFrame, columns: list[str], title: str):
+    """Supporting pages: the given trajectory columns over training, one line per run, coloured
+    by recipe, one panel per column."""
+    _require(trajectory, ["run", "seed", "recipe", "epoch", *columns], "trajectories")
+    df = trajectory.melt(id_vars=["run", "seed", "recipe", "optimizer", "epoch"],
+                         value_vars=columns, var_name="measure", value_name="value")
+    line = alt.Chart().mark_line(strokeWidth=1, opacity=0.7).encode(
+        x=alt.X("epoch:Q"), y=alt.Y("value:Q", title=title),
+        color=alt.Color("recipe:N", legend=alt.Legend(orient="bottom")), detail="run:N",
+        tooltip=["run:N", "seed:Q", "epoch:Q", alt.Tooltip("value:Q", format=".3f")])
+    return alt.layer(line, data=df).properties(width=160, height=120).facet(
+        column=alt.Column("measure:N", title=None, sort=columns))

@@ -1,0 +1,37 @@
+"""Copy the paper's runs (every run of the four studies at seeds 704-711, 400 epochs) from the run
+store to ``published/``, the committed weights a fresh clone measures without retraining.
+
+usage: python -m scripts.publish_runs [--seeds 704 ... 711]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from anchorkit.store import PUBLISHED, RunStore, write_table
+from anchorkit.studies import STUDIES, study_runs
+
+PAPER_SEEDS = list(range(704, 712))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", type=int, nargs="+", default=PAPER_SEEDS)
+    args = p.parse_args(argv)
+    store = RunStore()
+    runs = {c.hash: c for s in STUDIES for c in study_runs(s, args.seeds, "paper")}
+    missing = [c.name for c in runs.values() if not store.has_final(c)]
+    if missing:
+        raise SystemExit(f"not finished in {store.root}: {', '.join(missing)}")
+    for c in runs.values():
+        store.publish(c)
+    index = pd.DataFrame([{"run": c.name, "hash": h, "seed": c.seed, "recipe": c.recipe,
+                           "optimizer": c.optimizer, "epochs": c.epochs} for h, c in runs.items()])
+    write_table(PUBLISHED / "index.parquet", index.sort_values("run"), csv=True)
+    print(f"published {len(runs)} runs to {PUBLISHED}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Chart builders: each takes the tidy table a study writes and returns a valid, interactive
+Vega-Lite chart."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anchorkit import charts
+
+RUNS = [("falloff-rotated-1", 1, "rotated"), ("falloff-adam-1", 1, "adam"),
+        ("falloff-rotated-2", 2, "rotated"), ("falloff-adam-2", 2, "adam")]
+
+
+def _alignment():
+    return pd.DataFrame([{"run": r, "seed": s, "optimizer": o, "recipe": "falloff", "role": role,
+                          "context": ctx, "slice": sl, "alignment": 0.1 * sl}
+                         for r, s, o in RUNS for role in ("anchored", "control")
+                         for ctx in ("difference", "other") for sl in range(5)])
+
+
+def _dose():
+    return pd.DataFrame([{"run": r, "seed": s, "optimizer": o, "dose": d, "net_removal": d,
+                          "raw_removal": d, "spill": 0.01 * d} for r, s, o in RUNS
+                         for d in (0.25, 0.5, 0.75, 1.0)])
+
+
+def _basis():
+    rng = np.random.default_rng(0)
+    rows = []
+    for r, s, o in RUNS:
+        for role in ("anchored", "control"):
+            for b, n in (("axes", 64), ("rotated", 64), ("random", 16)):
+                share = rng.dirichlet(np.ones(n)) if b != "random" else [np.nan] * n
+                rows += [{"run": r, "seed": s, "optimizer": o, "role": role, "basis": b,
+                          "direction": k, "share": share[k], "cost": rng.random()}
+                         for k in range(n)]
+    return pd.DataFrame(rows)
+
+
+def _spec(chart) -> str:
+    return json.dumps(chart.to_dict())  # to_dict validates against the Vega-Lite schema
+
+
+@pytest.mark.parametrize("build", [
+    lambda: charts.alignment_by_slice(_alignment(), charts.recipe_weights()),
+    lambda: charts.removal_by_dose(_dose()),
+    lambda: charts.energy_spectrum(_basis().dropna(subset=["share"])),
+    lambda: charts.direction_cost(_basis()),
+    lambda: charts.trajectories(pd.DataFrame([{"run": r, "seed": s, "recipe": "falloff",
+                                               "optimizer": o, "epoch": e, "score_sum": 0.5}
+                                              for r, s, o in RUNS for e in (0, 20)]),
+                                ["score_sum"], "score"),
+], ids=["alignment", "dose", "spectrum", "cost", "trajectories"])
+def test_every_chart_is_valid_and_tells_run_seed_and_value_on_hover(build):
+    spec = _spec(build())
+    assert '"tooltip"' in spec and '"field": "run"' in spec and '"field": "seed"' in spec
+
+
+def test_a_table_missing_a_column_is_named():
+    with pytest.raises(ValueError, match="spill"):
+        charts.removal_by_dose(_dose().drop(columns="spill"))
+
+
+def test_spill_panel_draws_the_selectivity_criterion():
+    spec = _spec(charts.removal_by_dose(_dose(), criterion=0.02))
+    assert '"criterion": 0.02' in spec and "strokeDash" in spec
+
+
+def test_recipe_weights_are_the_falloff_recipe():
+    w = charts.recipe_weights("falloff").pivot(index="slice", columns="term", values="weight")
+    assert w["light anti"].iloc[0] == pytest.approx(0.2) and w["light anti"].iloc[-1] == pytest.approx(0.03)
+    assert w["light anti"].is_monotonic_decreasing and (w["hold"] == 1.0).all()
+    assert np.isnan(w["pull"].iloc[0]) and (w["pull"].iloc[1:] == 0.1).all()
