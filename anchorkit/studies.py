@@ -260,6 +260,9 @@ def derived_tables(study: str, tables: dict[str, pd.DataFrame]) -> dict[str, pd.
 
 
 # ---------------------------------------------------------------------- executing a study
+# directions per forward in a sweep: one at a time is the fastest on this CPU (BENCHMARKS.md); the
+# predictions do not depend on it
+SWEEP_CHUNK = 1
 CSV_TABLES = ("results", "dose", "e2", "e3", "spikes")  # written as CSV too, for a person to read
 SWEEPS = {"control": False, "split-anti-seeds": False, "rotated-basis": True,
           "reference-baseline": True}
@@ -382,7 +385,7 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
         t = store.load_measures(key)
         if t is None:
             t = measure_pair(p, trained[p.anchored.hash].final, trained[p.control.hash].final,
-                             sweep=SWEEPS[study])
+                             sweep=SWEEPS[study], chunk=SWEEP_CHUNK)
             store.save_measures(key, t)
         for name, df in t.items():
             tables.setdefault(name, []).append(df)
