@@ -25,14 +25,16 @@ def _require(df: pd.DataFrame, columns, what: str) -> None:
         raise ValueError(f"{what}: the table lacks columns {missing}")
 
 
-def _grouped(df: pd.DataFrame) -> pd.DataFrame:
-    return df.assign(group=df["optimizer"].map(GROUPS))
+def _grouped(df: pd.DataFrame, by: str) -> pd.DataFrame:
+    """The runs' groups: by optimizer (new rotated runs against stored twins) or another column."""
+    group = df["optimizer"].map(GROUPS) if by == "optimizer" else df[by]
+    return df.assign(group=group)
 
 
-def _runs_and_mean(df: pd.DataFrame, x: alt.X, y: str, title: str, width=220, height=180):
+def _runs_and_mean(df: pd.DataFrame, x: alt.X, y: str, title: str, by: str = "optimizer"):
     """A hairline per run and the mean over runs in bold, coloured by group."""
-    color = alt.Color("group:N", scale=GROUP_COLORS, title=None,
-                      legend=alt.Legend(orient="bottom"))
+    color = alt.Color("group:N", scale=GROUP_COLORS if by == "optimizer" else alt.Undefined,
+                      title=None, legend=alt.Legend(orient="bottom"))
     base = alt.Chart(df).encode(x=x)
     runs = base.mark_line(strokeWidth=0.8, opacity=0.45).encode(
         y=alt.Y(f"{y}:Q", title=title), color=color, detail="run:N",
@@ -57,7 +59,7 @@ def alignment_by_slice(alignment: pd.DataFrame, weights: pd.DataFrame | None = N
     for the anchored runs; with ``weights`` (``recipe_weights``) a panel of the recipe beneath."""
     _require(alignment, ["run", "seed", "optimizer", "role", "slice", "context", "alignment"],
              "alignment_by_slice")
-    df = _grouped(alignment[alignment["role"] == "anchored"])
+    df = _grouped(alignment[alignment["role"] == "anchored"], "optimizer")
     x = alt.X("slice:O", title="slice", axis=alt.Axis(labelExpr=_slice_label_expr()))
     runs, mean = _runs_and_mean(df, x, "alignment", "alignment α at the example answers")
     chart = alt.layer(runs, mean, data=df).facet(
@@ -79,17 +81,17 @@ def _slice_label_expr() -> str:
     return "datum.value == 0 ? 'embedding' : datum.value"
 
 
-def removal_by_dose(dose: pd.DataFrame, criterion: float = 0.02):
-    """E2: removal net of the control, raw removal and spill against dose; a dashed rule at the
-    selectivity criterion on the spill panel."""
-    _require(dose, ["run", "seed", "optimizer", "dose", "net_removal", "raw_removal", "spill"],
+def removal_by_dose(dose: pd.DataFrame, criterion: float = 0.02, by: str = "optimizer"):
+    """E2: removal net of the control, raw removal and spill against dose, runs grouped ``by``
+    optimizer (or recipe); a dashed rule at the selectivity criterion on the spill panel."""
+    _require(dose, ["run", "seed", by, "dose", "net_removal", "raw_removal", "spill"],
              "removal_by_dose")
-    df = _grouped(dose)
+    df = _grouped(dose, by)
     x = alt.X("dose:Q", title="dose δ", scale=alt.Scale(domain=[0, 1]))
     panels = []
     for col, title in (("net_removal", "removal net of the control"),
                        ("raw_removal", "raw removal"), ("spill", "spill")):
-        layers = list(_runs_and_mean(df, x, col, title))
+        layers = list(_runs_and_mean(df, x, col, title, by))
         if col == "spill":
             layers.append(alt.Chart(pd.DataFrame({"criterion": [criterion]})).mark_rule(
                 strokeDash=[5, 4], color="black").encode(

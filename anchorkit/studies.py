@@ -378,7 +378,7 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     tables: dict[str, list[pd.DataFrame]] = {}
     iterator = pairs
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm.std import tqdm
         iterator = tqdm(pairs, desc=f"measuring {study}")
     for p in iterator:
         key = measures_key(p, SWEEPS[study])

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from tqdm.auto import tqdm
+from tqdm.std import tqdm
 
 from anchorkit.config import ParameterError, RunConfig, derive_seed
 from anchorkit.measure import scores_and_alignment

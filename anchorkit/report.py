@@ -1,0 +1,76 @@
+"""Helpers for the study pages: summaries over seeds, the provenance block, captioned tables.
+
+Numbers quoted in a page's prose are summaries computed here from the study's tables and glued
+into the text; nothing here knows a result.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+
+def summary(values, fmt: str = ".2f") -> str:
+    """``median (min to max)`` over seeds, as the book quotes every summary."""
+    v = pd.Series(values, dtype=float).dropna()
+    if v.empty:
+        return "n/a"
+    return f"{v.median():{fmt}} ({v.min():{fmt}} to {v.max():{fmt}})"
+
+
+def count(flags) -> str:
+    """``k of n`` for a boolean column."""
+    f = pd.Series(flags).astype(bool)
+    return f"{int(f.sum())} of {len(f)}"
+
+
+def provenance_block(prov: Mapping) -> str:
+    """A short Markdown block saying what produced a study's tables."""
+    commit = (prov.get("commit") or "unknown")[:10]
+    dirty = " (with uncommitted changes)" if prov.get("dirty") else ""
+    seeds = prov.get("seeds", [])
+    seed_text = (f"{seeds[0]}–{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1))
+                 and len(seeds) > 2 else ", ".join(map(str, seeds))) if seeds else "none"
+    versions = prov.get("versions", {})
+    minutes = prov.get("wall_seconds", float("nan")) / 60
+    return (f"**Provenance.** Tables `reports/{prov.get('study')}/`, computed {prov.get('date')} "
+            f"from commit `{commit}`{dirty}: profile *{prov.get('profile')}*, seeds {seed_text}, "
+            f"{prov.get('epochs')} epochs, {len(prov.get('runs', {}))} runs; "
+            f"torch {versions.get('torch')}, Python {prov.get('python')}, "
+            f"{prov.get('threads')} thread(s); {minutes:.1f} min to train (or load) and measure.")
+
+
+def captioned(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: str = "{:.3f}"):
+    """``df[headers]`` renamed to the headers (which carry ↑/↓ where a direction is better),
+    numbers formatted, with a caption, as a pandas Styler."""
+    out = df[list(headers)].rename(columns=dict(headers))
+    numeric = [h for c, h in headers.items() if pd.api.types.is_float_dtype(df[c])]
+    return (out.style.hide(axis="index").format(fmt, subset=numeric, na_rep="–")
+            .set_caption(caption))
+
+
+def pearson(x, y) -> tuple[float, int]:
+    """Pearson r and n over the pairs where both are defined."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < 3:
+        return float("nan"), int(ok.sum())
+    return float(np.corrcoef(x[ok], y[ok])[0, 1]), int(ok.sum())
+
+
+def paired(a, b) -> str:
+    """Seed by seed, how often ``a`` is above and below ``b``: ``higher in k, lower in j of n seeds``."""
+    with np.errstate(invalid="ignore"):  # undefined values (e.g. no span) are left out
+        d = np.asarray(a, float) - np.asarray(b, float)
+    d = d[np.isfinite(d)]
+    return f"higher in {int((d > 0).sum())}, lower in {int((d < 0).sum())} of {len(d)} seeds"
+
+
+def glued(text) -> "IPython.display.Markdown":  # noqa: F821
+    """Text to glue into a page's prose, marked (``<span class="glued">``) so that a reader or a
+    test can tell numbers computed by the notebook from numbers typed into the prose."""
+    from IPython.display import Markdown
+
+    return Markdown(f'<span class="glued">{text}</span>')

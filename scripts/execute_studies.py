@@ -1,0 +1,39 @@
+"""Execute the study notebooks into the book's pages (``book/studies/<study>.ipynb``).
+
+Each notebook reads the tables already in ``reports/<study>/`` when they hold exactly its runs
+(the committed paper-scale tables), so this takes seconds; otherwise it trains or loads the runs
+(published weights are loaded, not retrained) and measures them.
+
+usage: python -m scripts.execute_studies [study ...]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import papermill as pm
+
+from anchorkit.studies import STUDIES
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ROOT / "book" / "studies"
+
+
+def main(argv=None) -> None:
+    studies = list(argv if argv is not None else sys.argv[1:]) or list(STUDIES)
+    unknown = [s for s in studies if s not in STUDIES]
+    if unknown:
+        raise SystemExit(f"unknown study {unknown}; expected some of {list(STUDIES)}")
+    PAGES.mkdir(parents=True, exist_ok=True)
+    for study in studies:
+        t = time.perf_counter()
+        pm.execute_notebook(ROOT / "notebooks" / f"{study}.ipynb", PAGES / f"{study}.ipynb",
+                            parameters={"progress": False}, cwd=str(ROOT / "notebooks"),
+                            progress_bar=False)
+        print(f"{study}: executed in {time.perf_counter() - t:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
