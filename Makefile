@@ -16,8 +16,12 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# the study pages are the notebooks executed against the committed tables (scripts/execute_studies.py);
+# the JavaScript the pages load is copied from npm into the book's static files (scripts/book_assets.py)
 book: $(STAMP)
-	$(BIN)/jupyter-book build --warningiserror --keep-going .
+	$(BIN)/python -m scripts.book_assets
+	$(BIN)/python -m scripts.execute_studies
+	$(BIN)/jupyter-book build --all --warningiserror --keep-going .
 	@echo "open _build/html/index.html"
 
 clean:

@@ -1,0 +1,126 @@
+"""The built book: it builds with warnings as errors, its charts draw offline in headless
+Chromium, glossary terms show their definitions on hover, and the report's prose types no
+result number (every one is glued from the notebook)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tests.browser import Browser, chromium
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = "book/studies/rotated-basis.html"
+SUPPORTING = "book/studies/split-anti-seeds.html"
+# console noise that is not an error of ours: sphinx-thebe's config script is emitted twice, and
+# the theme finds no stored light/dark mode on a file:// page
+KNOWN_CONSOLE = ("THEBE_JS_URL", "invalid theme mode")
+
+
+@pytest.fixture(scope="module")
+def html(tmp_path_factory) -> Path:
+    """Build the book as the README's command does, into a temporary folder, with Sphinx
+    warnings as errors."""
+    reports = ROOT / "reports"
+    missing = [s for s in ("control", "split-anti-seeds", "rotated-basis", "reference-baseline")
+               if not (reports / s / "provenance.json").exists()]
+    assert not missing, f"no committed tables for {missing}: run the study notebooks first"
+    out = tmp_path_factory.mktemp("book")
+    py = sys.executable
+    subprocess.run([py, "-m", "scripts.book_assets"], cwd=ROOT, check=True)
+    subprocess.run([py, "-m", "scripts.execute_studies"], cwd=ROOT, check=True)
+    jb = Path(py).parent / "jupyter-book"
+    r = subprocess.run([str(jb), "build", "--all", "--warningiserror", "--keep-going", "--path-output",
+                        str(out), str(ROOT)], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return out / "_build" / "html"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if chromium() is None:
+        pytest.fail("chromium is not installed (.ci/run installs Debian's chromium)")
+    b = Browser()
+    yield b
+    b.close()
+
+
+def _errors(browser: Browser) -> list:
+    bad = [m for m in browser.console if m["level"] in ("error", "severe")
+           and not any(k in m["text"] for k in KNOWN_CONSOLE)]
+    return bad + [{"failed request": f} for f in browser.failed]
+
+
+@pytest.mark.parametrize("page, min_charts", [(REPORT, 4), (SUPPORTING, 2)])
+def test_every_chart_draws_offline_and_nothing_fails_to_load(html, browser, page, min_charts):
+    browser.console.clear()
+    browser.failed.clear()
+    browser.open(html / page)
+    n = browser.js("document.querySelectorAll('.vega-embed').length")
+    assert n >= min_charts
+    drawn = "[...document.querySelectorAll('.vega-embed')].every(e => e.querySelector('svg'))"
+    assert browser.wait_for(drawn), "a chart did not draw its SVG"
+    assert browser.js("document.body.innerText.includes('Error loading script')") is False
+    assert _errors(browser) == []
+
+
+def test_a_glossary_term_shows_its_definition_on_hover(html, browser):
+    browser.open(html / REPORT)
+    link = "a[href*='glossary.html#term-Spill']"
+    assert browser.js(f"!!document.querySelector({link!r})"), "the report links no glossary term"
+    browser.hover(link)
+    shown = "[...document.querySelectorAll('[data-tippy-root]')].map(e => e.innerText).join(' ')"
+    assert browser.wait_for(f"({shown}).includes('largest extra drop')", timeout=10)
+    assert _errors(browser) == []
+
+
+class _Prose(HTMLParser):
+    """The text of a page's prose (paragraphs and list items of the article), outside cell
+    outputs, code and glued spans."""
+
+    SKIP = {"pre", "code", "script", "style", "table"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[tuple[str, bool]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        cls = dict(attrs).get("class") or ""
+        skip = (tag in self.SKIP or "glued" in cls.split() or "cell_output" in cls
+                or "headerlink" in cls)
+        if tag not in ("br", "img", "hr", "meta", "link", "input"):
+            self.stack.append((tag, skip))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            t, _ = self.stack.pop()
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        tags = [t for t, _ in self.stack]
+        if any(s for _, s in self.stack) or "article" not in tags:
+            return
+        if any(t in ("p", "li", "h1", "h2", "h3", "dd") for t in tags):
+            self.text.append(data)
+
+
+# method constants the prose may name: slices 0-4, the four ops, the width, the doses, the
+# selectivity criterion, a Gaussian's kurtosis
+METHOD_CONSTANTS = {"0", "1", "2", "3", "4", "64", "0.25", "0.5", "0.75", "1.0", "0.02"}
+
+
+def test_the_report_types_no_result_number(html):
+    p = _Prose()
+    p.feed((html / REPORT).read_text())
+    prose = " ".join(p.text)
+    assert len(prose) > 2000  # the prose was found
+    numbers = re.findall(r"(?<![\w.])\d+(?:\.\d+)?", prose)
+    typed = sorted(set(numbers) - METHOD_CONSTANTS)
+    assert typed == [], f"numbers typed into the report's prose, not glued: {typed}"
