@@ -1,4 +1,5 @@
-"""Execute the study notebooks into the book's pages (``book/studies/<study>.ipynb``).
+"""Execute the study notebooks (and the reproducibility page) into the book's pages
+(``book/studies/<name>.ipynb``).
 
 Each notebook reads the tables already in ``reports/<study>/`` when they hold exactly its runs
 (the committed paper-scale tables), so this takes seconds; otherwise it trains or loads the runs
@@ -17,20 +18,23 @@ import papermill as pm
 
 from anchorkit.studies import STUDIES
 
+PAGES_ONLY = ("reproducibility",)  # pages that execute like a study but train nothing
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "book" / "studies"
 
 
 def main(argv=None) -> None:
-    studies = list(argv if argv is not None else sys.argv[1:]) or list(STUDIES)
-    unknown = [s for s in studies if s not in STUDIES]
+    names = list(STUDIES) + list(PAGES_ONLY)
+    studies = list(argv if argv is not None else sys.argv[1:]) or names
+    unknown = [s for s in studies if s not in names]
     if unknown:
-        raise SystemExit(f"unknown study {unknown}; expected some of {list(STUDIES)}")
+        raise SystemExit(f"unknown study {unknown}; expected some of {names}")
     PAGES.mkdir(parents=True, exist_ok=True)
     for study in studies:
         t = time.perf_counter()
         pm.execute_notebook(ROOT / "notebooks" / f"{study}.ipynb", PAGES / f"{study}.ipynb",
-                            parameters={"progress": False}, cwd=str(ROOT / "notebooks"),
+                            parameters={} if study in PAGES_ONLY else {"progress": False},
+                            cwd=str(ROOT / "notebooks"),
                             progress_bar=False)
         print(f"{study}: executed in {time.perf_counter() - t:.0f} s")
 

@@ -8,11 +8,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from anchorkit.studies import STUDIES
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+STUDY_NOTEBOOKS = [n for n in NOTEBOOKS if n.stem in STUDIES]
 
 
-@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[n.stem for n in NOTEBOOKS])
+def test_every_study_has_a_notebook():
+    assert sorted(n.stem for n in STUDY_NOTEBOOKS) == sorted(STUDIES)
+
+
+@pytest.mark.parametrize("notebook", STUDY_NOTEBOOKS, ids=[n.stem for n in STUDY_NOTEBOOKS])
 def test_notebook_runs_at_quick_profile_with_new_seeds(notebook, tmp_path):
     reports = tmp_path / "reports"
     cmd = [sys.executable, "-m", "papermill", str(notebook), str(tmp_path / "out.ipynb"),
