@@ -13,6 +13,8 @@ from anchorkit.studies import STUDIES
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 STUDY_NOTEBOOKS = [n for n in NOTEBOOKS if n.stem in STUDIES]
+EXTRA_TABLES = {"rotated-basis": {"e2", "e3", "basis", "directions"},
+                "reference-baseline": {"spikes", "directions"}}
 
 
 def test_every_study_has_a_notebook():
@@ -33,6 +35,13 @@ def test_notebook_runs_at_quick_profile_with_new_seeds(notebook, tmp_path):
     prov = json.loads((reports / study / "provenance.json").read_text())
     assert prov["seeds"] == [712, 713] and prov["profile"] == "quick" and prov["study"] == study
     assert prov["epochs"] == 4 and all(len(h) == 16 for h in prov["runs"].values())
+    written = {f.stem for f in (reports / study).glob("*.parquet")}
+    assert {"results", "dose", "alignment", "spectra", "trajectories"} <= written
+    assert EXTRA_TABLES.get(study, set()) <= written
+    if study == "rotated-basis":  # every rotated run beside its stored twin, per seed
+        e2 = pd.read_parquet(reports / study / "e2.parquet")
+        assert list(e2["seed"]) == [712, 713]
+        assert {"net_removal_rotated", "net_removal_stored", "spill_rotated"} <= set(e2.columns)
 
 
 def test_source_notebooks_are_stored_clean_with_a_parameters_cell():
