@@ -60,7 +60,7 @@ def alignment_by_slice(alignment: pd.DataFrame, weights: pd.DataFrame | None = N
     _require(alignment, ["run", "seed", "optimizer", "role", "slice", "context", "alignment"],
              "alignment_by_slice")
     df = _grouped(alignment[alignment["role"] == "anchored"], "optimizer")
-    x = alt.X("slice:O", title="slice", axis=alt.Axis(labelExpr=_slice_label_expr()))
+    x = alt.X("slice:O", title="slice", axis=alt.Axis(labelExpr=_slice_label_expr(), labelAngle=0))
     runs, mean = _runs_and_mean(df, x, "alignment", "alignment α at the example answers")
     chart = alt.layer(runs, mean, data=df).facet(
         column=alt.Column("context:N", title=None, header=alt.Header(
@@ -69,7 +69,7 @@ def alignment_by_slice(alignment: pd.DataFrame, weights: pd.DataFrame | None = N
         return chart
     _require(weights, ["term", "slice", "weight"], "alignment_by_slice weights")
     panel = alt.Chart(weights).mark_line(point=True).encode(
-        x=alt.X("slice:O", axis=alt.Axis(labelExpr=_slice_label_expr())),
+        x=alt.X("slice:O", axis=alt.Axis(labelExpr=_slice_label_expr(), labelAngle=0)),
         y=alt.Y("weight:Q", scale=alt.Scale(type="symlog", constant=0.01), title="recipe weight"),
         color=alt.Color("term:N", title="recipe term", legend=alt.Legend(orient="bottom")),
         tooltip=["term:N", "slice:O", alt.Tooltip("weight:Q", format=".3f")],
@@ -78,7 +78,7 @@ def alignment_by_slice(alignment: pd.DataFrame, weights: pd.DataFrame | None = N
 
 
 def _slice_label_expr() -> str:
-    return "datum.value == 0 ? 'embedding' : datum.value"
+    return "datum.value == 0 ? 'emb.' : datum.value"
 
 
 def removal_by_dose(dose: pd.DataFrame, criterion: float = 0.02, by: str = "optimizer"):
@@ -96,7 +96,7 @@ def removal_by_dose(dose: pd.DataFrame, criterion: float = 0.02, by: str = "opti
             layers.append(alt.Chart(pd.DataFrame({"criterion": [criterion]})).mark_rule(
                 strokeDash=[5, 4], color="black").encode(
                 y="criterion:Q", tooltip=[alt.Tooltip("criterion:Q", title="selectivity criterion")]))
-        panels.append(alt.layer(*layers).properties(width=200, height=180, title=title))
+        panels.append(alt.layer(*layers).properties(width=150, height=170, title=title))
     return alt.hconcat(*panels)
 
 

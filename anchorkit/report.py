@@ -68,7 +68,7 @@ def paired(a, b) -> str:
     return f"higher in {int((d > 0).sum())}, lower in {int((d < 0).sum())} of {len(d)} seeds"
 
 
-def glued(text) -> "IPython.display.Markdown":  # noqa: F821
+def glued(text):
     """Text to glue into a page's prose, marked (``<span class="glued">``) so that a reader or a
     test can tell numbers computed by the notebook from numbers typed into the prose."""
     from IPython.display import Markdown

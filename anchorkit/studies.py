@@ -291,11 +291,9 @@ def measures_key(pair: Pair, sweep: bool) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seconds: float) -> dict:
-    """What produced a study's tables: commit, date, profile, seeds, epochs, hashes, versions."""
-    import datetime
-    import importlib.metadata as md
-    import platform
+def source_state() -> dict:
+    """The repository's commit and whether tracked files differ from it (taken when a study
+    starts, so that edits made while it runs are not attributed to it)."""
     import subprocess
     from pathlib import Path
 
@@ -308,6 +306,17 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
         except (OSError, subprocess.CalledProcessError):
             return None
 
+    return {"commit": git("rev-parse", "HEAD"),
+            "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+
+
+def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seconds: float,
+               source: dict | None = None) -> dict:
+    """What produced a study's tables: commit, date, profile, seeds, epochs, hashes, versions."""
+    import datetime
+    import importlib.metadata as md
+    import platform
+
     versions = {}
     for pkg in ("anchorkit", "torch", "numpy", "pandas", "pyarrow", "altair", "papermill"):
         try:
@@ -316,8 +325,7 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
             versions[pkg] = None
     return {
         "study": study,
-        "commit": git("rev-parse", "HEAD"),
-        "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        **(source if source is not None else source_state()),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "profile": profile,
         "seeds": list(seeds),
@@ -366,6 +374,7 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     from anchorkit.store import RunStore, write_json, write_table
 
     t0 = time.perf_counter()
+    source = source_state()
     seeds = check_seeds(seeds)
     pairs = study_pairs(study, seeds, profile, epochs)
     runs = study_runs(study, seeds, profile, epochs)
@@ -397,5 +406,5 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
         for name, df in out.items():
             write_table(where / f"{name}.parquet", df, csv=name in CSV_TABLES)
         write_json(where / "provenance.json",
-                   provenance(study, seeds, profile, runs, time.perf_counter() - t0))
+                   provenance(study, seeds, profile, runs, time.perf_counter() - t0, source))
     return out

@@ -36,7 +36,21 @@ def main(argv=None) -> None:
                             parameters={} if study in PAGES_ONLY else {"progress": False},
                             cwd=str(ROOT / "notebooks"),
                             progress_bar=False)
+        hide_injected_parameters(PAGES / f"{study}.ipynb")
         print(f"{study}: executed in {time.perf_counter() - t:.0f} s")
+
+
+def hide_injected_parameters(path: Path) -> None:
+    """Keep the cell papermill injects (the parameters used) out of the page; the page's
+    provenance block says what it was executed with."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+    nbformat.write(nb, path)
 
 
 if __name__ == "__main__":
