@@ -24,6 +24,7 @@ from anchorkit.task import DIFFERENCE, OPS, SYNTAX, probe_set, token_id
 from anchorkit.train import TrainedRun, load_model, rotation, train
 
 STUDIES = ("control", "split-anti-seeds", "rotated-basis", "reference-baseline")
+PAPER_SEEDS = list(range(704, 712))  # the seeds of the published runs
 PROFILES = {
     # the paper's runs
     "paper": {"epochs": 400, "task": TaskConfig()},

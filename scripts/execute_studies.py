@@ -2,10 +2,11 @@
 (``book/studies/<name>.ipynb``).
 
 Each notebook reads the tables already in ``reports/<study>/`` when they hold exactly its runs
-(the committed paper-scale tables), so this takes seconds; otherwise it trains or loads the runs
-(published weights are loaded, not retrained) and measures them.
+(the committed paper-scale tables), so this takes seconds. A study whose paper-scale tables are
+not there is not executed (that would mean hours of training and measuring): its page says so
+and names the command that computes it, unless ``--compute`` is given.
 
-usage: python -m scripts.execute_studies [study ...]
+usage: python -m scripts.execute_studies [--compute] [study ...]
 """
 
 from __future__ import annotations
@@ -16,22 +17,46 @@ from pathlib import Path
 
 import papermill as pm
 
-from anchorkit.studies import STUDIES
+from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs, written_for
 
 PAGES_ONLY = ("reproducibility",)  # pages that execute like a study but train nothing
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "book" / "studies"
 
 
+def computed(study: str) -> bool:
+    """Whether ``reports/<study>/`` holds the study's paper-scale tables."""
+    return written_for(ROOT / "reports" / study, study, PAPER_SEEDS, "paper",
+                       study_runs(study, PAPER_SEEDS, "paper"))
+
+
+def not_computed_page(study: str) -> str:
+    return (f"# {study}\n\nThe paper-scale tables of this study are not in `reports/{study}/` "
+            "yet, so this page has nothing to show. To compute them (training the runs that are "
+            "not in the run store or in `published/`, then measuring):\n\n```bash\n"
+            f"python -m scripts.execute_studies --compute {study}\n```\n")
+
+
 def main(argv=None) -> None:
+    args = list(argv if argv is not None else sys.argv[1:])
+    compute = "--compute" in args
+    args = [a for a in args if a != "--compute"]
     names = list(STUDIES) + list(PAGES_ONLY)
-    studies = list(argv if argv is not None else sys.argv[1:]) or names
+    studies = args or names
     unknown = [s for s in studies if s not in names]
     if unknown:
         raise SystemExit(f"unknown study {unknown}; expected some of {names}")
     PAGES.mkdir(parents=True, exist_ok=True)
     for study in studies:
         t = time.perf_counter()
+        page = PAGES / f"{study}.ipynb"
+        stand_in = PAGES / f"{study}.md"
+        stand_in.unlink(missing_ok=True)
+        if study in STUDIES and not compute and not computed(study):
+            page.unlink(missing_ok=True)
+            stand_in.write_text(not_computed_page(study))
+            print(f"{study}: no paper-scale tables in reports/{study}/; page says so")
+            continue
         pm.execute_notebook(ROOT / "notebooks" / f"{study}.ipynb", PAGES / f"{study}.ipynb",
                             parameters={} if study in PAGES_ONLY else {"progress": False},
                             cwd=str(ROOT / "notebooks"),

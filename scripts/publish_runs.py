@@ -1,7 +1,7 @@
-"""Copy the paper's runs (every run of the four studies at seeds 704-711, 400 epochs) from the run
+"""Copy the paper's runs (every run of the studies at seeds 704-711, 400 epochs) from the run
 store to ``published/``, the committed weights a fresh clone measures without retraining.
 
-usage: python -m scripts.publish_runs [--seeds 704 ... 711]
+usage: python -m scripts.publish_runs [--seeds 704 ... 711] [--studies control ...]
 """
 
 from __future__ import annotations
@@ -11,17 +11,16 @@ import argparse
 import pandas as pd
 
 from anchorkit.store import PUBLISHED, RunStore, write_table
-from anchorkit.studies import STUDIES, study_runs
-
-PAPER_SEEDS = list(range(704, 712))
+from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, nargs="+", default=PAPER_SEEDS)
+    p.add_argument("--studies", nargs="+", choices=STUDIES, default=list(STUDIES))
     args = p.parse_args(argv)
     store = RunStore()
-    runs = {c.hash: c for s in STUDIES for c in study_runs(s, args.seeds, "paper")}
+    runs = {c.hash: c for s in args.studies for c in study_runs(s, args.seeds, "paper")}
     missing = [c.name for c in runs.values() if not store.has_final(c)]
     if missing:
         raise SystemExit(f"not finished in {store.root}: {', '.join(missing)}")

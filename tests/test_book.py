@@ -16,7 +16,7 @@ from tests.browser import Browser, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = "book/studies/rotated-basis.html"
-SUPPORTING = "book/studies/split-anti-seeds.html"
+SUPPORTING = "book/studies/control.html"
 # console noise that is not an error of ours: sphinx-thebe's config script is emitted twice, and
 # the theme finds no stored light/dark mode on a file:// page
 KNOWN_CONSOLE = ("THEBE_JS_URL", "invalid theme mode")
@@ -26,10 +26,8 @@ KNOWN_CONSOLE = ("THEBE_JS_URL", "invalid theme mode")
 def html(tmp_path_factory) -> Path:
     """Build the book as the README's command does, into a temporary folder, with Sphinx
     warnings as errors."""
-    reports = ROOT / "reports"
-    missing = [s for s in ("control", "split-anti-seeds", "rotated-basis", "reference-baseline")
-               if not (reports / s / "provenance.json").exists()]
-    assert not missing, f"no committed tables for {missing}: run the study notebooks first"
+    for study in ("rotated-basis", "control"):  # the pages the tests open
+        assert (ROOT / "reports" / study / "provenance.json").exists(), f"no tables for {study}"
     out = tmp_path_factory.mktemp("book")
     py = sys.executable
     subprocess.run([py, "-m", "scripts.book_assets"], cwd=ROOT, check=True)
@@ -56,7 +54,7 @@ def _errors(browser: Browser) -> list:
     return bad + [{"failed request": f} for f in browser.failed]
 
 
-@pytest.mark.parametrize("page, min_charts", [(REPORT, 4), (SUPPORTING, 2)])
+@pytest.mark.parametrize("page, min_charts", [(REPORT, 4), (SUPPORTING, 1)])
 def test_every_chart_draws_offline_and_nothing_fails_to_load(html, browser, page, min_charts):
     browser.console.clear()
     browser.failed.clear()
