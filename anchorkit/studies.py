@@ -339,6 +339,18 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
     }
 
 
+def measured(pair: Pair, sweep: bool, trained: dict[str, TrainedRun], store
+             ) -> dict[str, pd.DataFrame]:
+    """A pair's tables from the store's cache, or measured now and cached."""
+    key = measures_key(pair, sweep)
+    tables = store.load_measures(key)
+    if tables is None:
+        tables = measure_pair(pair, trained[pair.anchored.hash].final,
+                              trained[pair.control.hash].final, sweep=sweep, chunk=SWEEP_CHUNK)
+        store.save_measures(key, tables)
+    return tables
+
+
 def read_tables(where) -> dict[str, pd.DataFrame]:
     """Every table a study wrote to ``where`` (``reports/<study>/``), by name."""
     from pathlib import Path
@@ -391,12 +403,7 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
         from tqdm.std import tqdm
         iterator = tqdm(pairs, desc=f"measuring {study}")
     for p in iterator:
-        key = measures_key(p, SWEEPS[study])
-        t = store.load_measures(key)
-        if t is None:
-            t = measure_pair(p, trained[p.anchored.hash].final, trained[p.control.hash].final,
-                             sweep=SWEEPS[study], chunk=SWEEP_CHUNK)
-            store.save_measures(key, t)
+        t = measured(p, SWEEPS[study], trained, store)
         for name, df in t.items():
             tables.setdefault(name, []).append(df)
     out = {name: pd.concat(dfs, ignore_index=True) for name, dfs in tables.items()}

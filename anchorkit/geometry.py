@@ -1,0 +1,532 @@
+"""The essay's head-level measurements (SPEC §10): Killing form, sinks, value content, alignment.
+
+Every measure works per head of each block. Weights come as an ensemble model (leading run
+dimension E) or as a state dict (one run's, keys like ``blocks.0.W_Q`` of shape (D, D), or an
+ensemble's, shape (E, D, D)); either way the result carries a leading run axis E (1 for a single
+state). Shapes below: E runs, L blocks, H heads, D = d_model, dh = D / H, B contexts, T positions.
+
+Head h of a block reads columns ``h*dh:(h+1)*dh`` of W_Q, W_K, W_V and writes through rows
+``h*dh:(h+1)*dh`` of W_O (row-vector convention, ``q = n @ W_Q + b_Q``), so its maps on the
+residual stream are the D×D matrices
+
+- W_OV_h = W_V[:, h] @ W_O[h, :]  (what the head writes, given what it attends to),
+- W_QK_h = W_Q[:, h] @ W_K[:, h]ᵀ (which states attend to which).
+
+The essay's "Killing form" of a layer is its heads' pairwise non-commutativity; the bilinear
+Killing form on gl(D) is given too (``killing_form``). "Anchor" and "worker" here name classes of
+heads (an anchor head), not the glossary's anchor (a concept put on a direction by a recipe).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence, Union
+
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from scipy import stats
+
+from anchorkit.config import ModelConfig, ParameterError
+from anchorkit.model import Transformer, norm
+from anchorkit.task import Batch, positions, probe_set, vocab
+
+SINK_THRESHOLD = 0.3  # a head is sink-dominated when its top receiving position gets more
+ANCHOR_FRACTION = 0.5  # anchor: sink-dominated, value content < this × the run's median head's
+WORKER_FRACTION = 1.0  # worker: value content >= this × the run's median head's
+TAU = 0.1  # gradient alignment: agreeing > τ, disagreeing < −τ, else neutral
+MAP_KINDS = ("ov", "qk")
+STAGES = ("initial", "final")
+
+Weights = Union[Transformer, Mapping[str, torch.Tensor]]
+
+
+# ---------------------------------------------------------------------------- head maps
+def _stacked(weights: Weights, leaf: str) -> torch.Tensor:
+    """One weight of every block, stacked: (E, L, ...)."""
+    if isinstance(weights, Transformer):
+        return torch.stack([getattr(blk, leaf) for blk in weights.blocks], dim=1)
+    if not isinstance(weights, Mapping):
+        raise ParameterError("weights", type(weights).__name__,
+                             "expected a Transformer or a state dict")
+    L = sum(1 for k in weights if k.startswith("blocks.") and k.endswith(".W_Q"))
+    if L == 0:
+        raise ParameterError("weights", sorted(weights)[:4], "expected keys like 'blocks.0.W_Q'")
+    per = [weights[f"blocks.{layer}.{leaf}"] for layer in range(L)]
+    if per[0].dim() == 2:  # one run's state: add the run axis
+        per = [w.unsqueeze(0) for w in per]
+    return torch.stack(per, dim=1)
+
+
+def _n_heads(weights: Weights, n_heads: int | None) -> int:
+    if isinstance(weights, Transformer):
+        if n_heads is not None and n_heads != weights.cfg.n_heads:
+            raise ParameterError("n_heads", n_heads, f"the model has {weights.cfg.n_heads} heads")
+        return weights.cfg.n_heads
+    return ModelConfig().n_heads if n_heads is None else n_heads
+
+
+def head_maps(weights: Weights, kind: str = "ov", n_heads: int | None = None) -> torch.Tensor:
+    """W_OV (``kind="ov"``) or W_QK (``kind="qk"``) of every head: (E, L, H, D, D).
+
+    W_OV_h = W_V[:, h] @ W_O[h, :] and W_QK_h = W_Q[:, h] @ W_K[:, h]ᵀ, where [:, h] are the
+    head's dh columns and [h, :] its dh rows. ``n_heads`` is read from a model; for a state dict
+    it defaults to ``ModelConfig().n_heads``. Differentiable in the weights.
+    """
+    if kind not in MAP_KINDS:
+        raise ParameterError("kind", kind, f"expected one of {MAP_KINDS}")
+    H = _n_heads(weights, n_heads)
+    first, second = ("W_V", "W_O") if kind == "ov" else ("W_Q", "W_K")
+    A, Bw = _stacked(weights, first), _stacked(weights, second)
+    E, L, D, _ = A.shape
+    if D % H:
+        raise ParameterError("n_heads", H, f"must divide d_model = {D}")
+    dh = D // H
+    A = A.reshape(E, L, D, H, dh).permute(0, 1, 3, 2, 4)  # (E, L, H, D, dh)
+    if kind == "ov":
+        return A @ Bw.reshape(E, L, H, dh, D)
+    return A @ Bw.reshape(E, L, D, H, dh).permute(0, 1, 3, 4, 2)  # @ W_K[:, h]ᵀ
+
+
+# ---------------------------------------------------------------------------- algebra
+def _check_square(name: str, X: torch.Tensor) -> None:
+    if X.dim() < 2 or X.shape[-1] != X.shape[-2]:
+        raise ParameterError(name, tuple(X.shape), "expected square matrices (..., n, n)")
+
+
+def noncommutativity(X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
+    """‖XY − YX‖_F / (√2 ‖X‖_F ‖Y‖_F), in [0, 1] by Böttcher–Wenzel; batched over leading axes.
+
+    0 when X and Y commute, and 0 by definition when either is zero (its gradient there is 0).
+    """
+    _check_square("X", X)
+    _check_square("Y", Y)
+    if X.shape[-1] != Y.shape[-1]:
+        raise ParameterError("Y", tuple(Y.shape), f"expected {X.shape[-1]}×{X.shape[-1]} matrices")
+    comm = torch.linalg.matrix_norm(X @ Y - Y @ X)
+    den = math.sqrt(2) * torch.linalg.matrix_norm(X) * torch.linalg.matrix_norm(Y)
+    ok = den > 0
+    return torch.where(ok, comm / torch.where(ok, den, torch.ones_like(den)), torch.zeros_like(den))
+
+
+def killing_form(X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
+    """The Killing form of gl(n): B(X, Y) = 2n tr(XY) − 2 tr X tr Y, n = X's size; batched."""
+    _check_square("X", X)
+    _check_square("Y", Y)
+    if X.shape[-1] != Y.shape[-1]:
+        raise ParameterError("Y", tuple(Y.shape), f"expected {X.shape[-1]}×{X.shape[-1]} matrices")
+    n = X.shape[-1]
+    tr_xy = (X * Y.transpose(-1, -2)).sum((-1, -2))
+    return 2 * n * tr_xy - 2 * X.diagonal(dim1=-2, dim2=-1).sum(-1) * Y.diagonal(dim1=-2, dim2=-1).sum(-1)
+
+
+def coefficient_of_variation(values: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """CV = std / mean along ``dim``, with the population std (the values are the whole set of
+    heads or pairs, not a sample). NaN where the mean is 0."""
+    return values.std(dim, correction=0) / values.mean(dim)
+
+
+def enrichment(initial, final):
+    """Enrichment = final / initial (of any measure: a layer's mean non-commutativity, its CV,
+    head heterogeneity). Elementwise for tensors and arrays; inf or NaN where initial is 0."""
+    if isinstance(initial, torch.Tensor) or isinstance(final, torch.Tensor):
+        return torch.as_tensor(final) / torch.as_tensor(initial)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.divide(np.asarray(final, dtype=float), np.asarray(initial, dtype=float))
+    return float(out) if out.ndim == 0 else out
+
+
+def _check_heads(maps: torch.Tensor) -> None:
+    _check_square("maps", maps)
+    if maps.dim() < 3 or maps.shape[-3] < 2:
+        raise ParameterError("maps", tuple(maps.shape), "expected (..., H, D, D) with H >= 2")
+
+
+def pairwise_noncommutativity(maps: torch.Tensor) -> torch.Tensor:
+    """Non-commutativity of every pair of a layer's heads: maps (..., H, D, D) → (..., H, H),
+    symmetric, with a zero diagonal."""
+    _check_heads(maps)
+    H = maps.shape[-3]
+    nc = noncommutativity(maps.unsqueeze(-3), maps.unsqueeze(-4))
+    return nc * (1 - torch.eye(H, dtype=nc.dtype, device=nc.device))
+
+
+def _pairs(pairwise: torch.Tensor) -> torch.Tensor:
+    """The H(H−1)/2 values above the diagonal: (..., H, H) → (..., P)."""
+    if pairwise.dim() < 2 or pairwise.shape[-1] != pairwise.shape[-2] or pairwise.shape[-1] < 2:
+        raise ParameterError("pairwise", tuple(pairwise.shape), "expected (..., H, H) with H >= 2")
+    i, j = torch.triu_indices(pairwise.shape[-1], pairwise.shape[-1], 1, device=pairwise.device)
+    return pairwise[..., i, j]
+
+
+def mean_noncommutativity(pairwise: torch.Tensor) -> torch.Tensor:
+    """A layer's mean pairwise non-commutativity over its H(H−1)/2 head pairs: (..., H, H) → (...)."""
+    return _pairs(pairwise).mean(-1)
+
+
+def noncommutativity_cv(pairwise: torch.Tensor) -> torch.Tensor:
+    """The CV of a layer's pairwise non-commutativity over its head pairs: (..., H, H) → (...)."""
+    return coefficient_of_variation(_pairs(pairwise))
+
+
+def head_noncommutativity(pairwise: torch.Tensor) -> torch.Tensor:
+    """Each head's mean non-commutativity with the other heads of its layer: (..., H, H) → (..., H)."""
+    _pairs(pairwise)  # validates
+    return pairwise.sum(-1) / (pairwise.shape[-1] - 1)
+
+
+def head_heterogeneity(pairwise: torch.Tensor) -> torch.Tensor:
+    """Head heterogeneity of a layer: the CV across heads of ``head_noncommutativity``: (...)."""
+    return coefficient_of_variation(head_noncommutativity(pairwise))
+
+
+def functional_noncommutativity(pairwise: torch.Tensor, value_content: torch.Tensor) -> torch.Tensor:
+    """SPEC's *functional Killing form*: a layer's pairwise non-commutativity averaged over head
+    pairs i < j with weights c_i c_j / Σ c_i c_j, c the heads' value content.
+
+    ``pairwise`` (..., H, H), ``value_content`` (..., H) → (...). With equal value contents it is
+    the unweighted mean; NaN when every weight is 0.
+    """
+    if value_content.shape != pairwise.shape[:-1]:
+        raise ParameterError("value_content", tuple(value_content.shape),
+                             f"expected {tuple(pairwise.shape[:-1])} to match pairwise")
+    w = _pairs(value_content.unsqueeze(-1) * value_content.unsqueeze(-2))
+    return (w * _pairs(pairwise)).sum(-1) / w.sum(-1)
+
+
+functional_killing_form = functional_noncommutativity  # SPEC §10's name for the same measure
+
+
+# ---------------------------------------------------------------------------- attention sinks
+def attention_received(pattern: torch.Tensor) -> torch.Tensor:
+    """Mean attention each key position receives from strictly later queries, over contexts.
+
+    ``pattern`` (..., B, H, T, T) (query, key), as the model returns per block → (..., H, T):
+    entry k is the mean over contexts and over queries q > k of pattern[q, k]. The last position
+    has no later query: NaN.
+    """
+    if pattern.dim() < 4 or pattern.shape[-1] != pattern.shape[-2]:
+        raise ParameterError("pattern", tuple(pattern.shape), "expected (..., B, H, T, T)")
+    T = pattern.shape[-1]
+    later = torch.ones(T, T, dtype=pattern.dtype, device=pattern.device).tril(-1)  # [q, k]: q > k
+    total = (pattern * later).sum(-2).mean(-3)  # (..., H, T)
+    return total / later.sum(0)
+
+
+@dataclass
+class Sinks:
+    """Per head (leading shape of ``received`` without T): the top receiving position, its score
+    (mean attention received from later queries), whether it exceeds the threshold, and the
+    token that sits there (token id; the most common one over the contexts)."""
+
+    position: torch.Tensor
+    score: torch.Tensor
+    dominated: torch.Tensor
+    token: torch.Tensor
+
+
+def find_sinks(received: torch.Tensor, tokens: torch.Tensor,
+               threshold: float = SINK_THRESHOLD) -> Sinks:
+    """The top receiving position of every head and whether the head is sink-dominated
+    (score > ``threshold``). ``received`` (..., T) from ``attention_received``, ``tokens``
+    (B, T) the contexts it was measured on (positions are fixed by the task layout)."""
+    if not 0 < threshold < 1:
+        raise ParameterError("threshold", threshold, "expected a number in (0, 1)")
+    if tokens.dim() != 2 or tokens.shape[1] != received.shape[-1]:
+        raise ParameterError("tokens", tuple(tokens.shape),
+                             f"expected (B, {received.shape[-1]}) contexts")
+    score, position = torch.nan_to_num(received, nan=-math.inf).max(-1)
+    common = tokens.mode(0).values.to(received.device)  # (T,)
+    return Sinks(position=position, score=score, dominated=score > threshold,
+                 token=common[position])
+
+
+# ---------------------------------------------------------------------------- value content
+def head_outputs(model: Transformer, layer: int, x: torch.Tensor, pattern: torch.Tensor
+                 ) -> torch.Tensor:
+    """What each head of block ``layer`` writes: (pattern_h @ v_h) @ W_O[h, :], (E, B, H, T, D).
+
+    ``x`` (E, B, T, D) is the block's input (slice ``layer``), ``pattern`` (E, B, H, T, T) its
+    attention; v = norm(x) @ W_V + b_V. Summed over heads, plus b_O, this is the block's
+    attention output.
+    """
+    if not 0 <= layer < len(model.blocks):
+        raise ParameterError("layer", layer, f"expected 0..{len(model.blocks) - 1}")
+    blk, H = model.blocks[layer], model.cfg.n_heads
+    E, B, T, D = x.shape
+    dh = D // H
+    v = norm(x, model.cfg.norm) @ blk.W_V[:, None] + blk.b_V[:, None, None]  # (E, B, T, D)
+    z = pattern @ v.view(E, B, T, H, dh).transpose(2, 3)  # (E, B, H, T, dh)
+    return z @ blk.W_O.view(E, 1, H, dh, D)
+
+
+def value_content(outputs: torch.Tensor) -> torch.Tensor:
+    """Value content of each head: the norm of its output, mean over contexts and positions.
+    ``outputs`` (E, B, H, T, D) from ``head_outputs`` → (E, H)."""
+    return outputs.norm(dim=-1).mean((1, 3))
+
+
+@dataclass
+class HeadActivity:
+    """From one forward on a batch: ``received`` (E, L, H, T), the mean attention every position
+    receives from later queries; ``value_content`` (E, L, H)."""
+
+    received: torch.Tensor
+    value_content: torch.Tensor
+
+
+@torch.inference_mode()
+def head_activity(model: Transformer, batch: Batch) -> HeadActivity:
+    """Attention received and value content of every head of every block on ``batch``."""
+    _, slices, patterns = model(batch.tokens, return_slices=True, return_patterns=True)
+    received = torch.stack([attention_received(p) for p in patterns], dim=1)
+    content = torch.stack([value_content(head_outputs(model, layer, slices[layer], p))
+                           for layer, p in enumerate(patterns)], dim=1)
+    return HeadActivity(received=received, value_content=content)
+
+
+# ---------------------------------------------------------------------------- anchors and workers
+def classify_heads(sink_dominated: torch.Tensor, value_content: torch.Tensor,
+                   anchor_fraction: float = ANCHOR_FRACTION,
+                   worker_fraction: float = WORKER_FRACTION) -> np.ndarray:
+    """"anchor", "worker" or "neither" for every head; inputs (..., L, H), one run per leading index.
+
+    With m the median value content over all L×H heads of the run: anchor = sink-dominated and
+    value content < ``anchor_fraction`` × m; worker = value content ≥ ``worker_fraction`` × m
+    (whatever its attention); neither otherwise. ``anchor_fraction`` ≤ ``worker_fraction`` keeps
+    the classes disjoint.
+    """
+    if sink_dominated.shape != value_content.shape or value_content.dim() < 2:
+        raise ParameterError("value_content", tuple(value_content.shape),
+                             f"expected (..., L, H) matching sink_dominated {tuple(sink_dominated.shape)}")
+    for name, f in (("anchor_fraction", anchor_fraction), ("worker_fraction", worker_fraction)):
+        if isinstance(f, bool) or not isinstance(f, (int, float)) or not f > 0:
+            raise ParameterError(name, f, "expected a positive number")
+    if anchor_fraction > worker_fraction:
+        raise ParameterError("anchor_fraction", anchor_fraction,
+                             f"expected at most worker_fraction = {worker_fraction}")
+    vc = value_content.double()
+    m = vc.flatten(-2).quantile(0.5, dim=-1)[..., None, None]
+    out = np.full(tuple(vc.shape), "neither", dtype=object)
+    out[(sink_dominated.bool() & (vc < anchor_fraction * m)).cpu().numpy()] = "anchor"
+    out[(vc >= worker_fraction * m).cpu().numpy()] = "worker"
+    return out
+
+
+# ---------------------------------------------------------------------------- change
+def relative_change(initial: torch.Tensor, final: torch.Tensor) -> torch.Tensor:
+    """‖final − initial‖_F / ‖initial‖_F of every map (..., D, D) → (...), e.g. of W_OV per head."""
+    if initial.shape != final.shape:
+        raise ParameterError("final", tuple(final.shape), f"expected {tuple(initial.shape)}")
+    return torch.linalg.matrix_norm(final - initial) / torch.linalg.matrix_norm(initial)
+
+
+@dataclass
+class Correlation:
+    rho: float
+    p: float
+    n: int
+
+
+def change_correlation(initial_value_content, change) -> Correlation:
+    """Spearman ρ (with its two-sided p) between heads' initial value content and their change,
+    over the heads given (any shapes with the same number of elements; NaNs dropped). ρ and p are
+    NaN with fewer than 3 heads."""
+    x = np.asarray(initial_value_content, dtype=float).ravel()
+    y = np.asarray(change, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise ParameterError("change", y.shape, f"expected {x.shape} values")
+    keep = ~(np.isnan(x) | np.isnan(y))
+    n = int(keep.sum())
+    if n < 3:
+        return Correlation(float("nan"), float("nan"), n)
+    res = stats.spearmanr(x[keep], y[keep])
+    return Correlation(float(res.statistic), float(res.pvalue), n)
+
+
+def change_correlations(heads: pd.DataFrame, classes: Sequence[str] = ("anchor", "worker")
+                        ) -> pd.DataFrame:
+    """ρ, p, n of ``change_correlation`` over all heads of ``heads`` (a ``head_table``) and within
+    each class. A head's value content is its initial one, its class its final one."""
+    need = {"run", "stage", "layer", "head", "value_content", "ov_change", "class"}
+    if missing := need - set(heads.columns):
+        raise ParameterError("heads", sorted(missing), "missing columns of a head_table")
+    key = ["run", "layer", "head"]
+    init = heads[heads.stage == "initial"].set_index(key)[["value_content", "ov_change"]]
+    final = heads[heads.stage == "final"].set_index(key)[["class"]]
+    both = init.join(final, how="inner")
+    rows = []
+    for group in ("all", *classes):
+        sub = both if group == "all" else both[both["class"] == group]
+        c = change_correlation(sub.value_content.to_numpy(), sub.ov_change.to_numpy())
+        rows.append({"group": group, "rho": c.rho, "p": c.p, "n": c.n})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------- gradient alignment
+def _per_head(g: dict[str, torch.Tensor], H: int) -> torch.Tensor:
+    """A block's gradients of W_Q, W_K, W_V, W_O (E, D, D) → each head's slices, concatenated
+    (E, H, 4·D·dh)."""
+    E, D, _ = g["W_Q"].shape
+    dh = D // H
+    cols = [g[k].reshape(E, D, H, dh).transpose(1, 2).reshape(E, H, -1) for k in ("W_Q", "W_K", "W_V")]
+    return torch.cat(cols + [g["W_O"].reshape(E, H, dh * D)], dim=-1)
+
+
+def cross_entropy(model: Transformer, batch: Batch) -> torch.Tensor:
+    """The training cross-entropy of every run on ``batch`` (E,): the answers at ``loss_equals``."""
+    logits = model(batch.tokens)
+    E = logits.shape[0]
+    at = logits[:, :, positions(model.task).loss_equals]  # (E, B, k, V)
+    targets = batch.targets.to(at.device).expand(E, *batch.targets.shape)
+    ce = F.cross_entropy(at.flatten(0, 2), targets.flatten(), reduction="none")
+    return ce.view(E, -1).mean(1)
+
+
+def gradient_alignment(model: Transformer, batch: Batch, kind: str = "ov") -> torch.Tensor:
+    """Per head (E, L, H): cos(∇ NC_layer, ∇ CE) with respect to the head's own weights.
+
+    NC_layer is its layer's mean pairwise non-commutativity of ``kind`` maps (W_OV by default),
+    CE the training cross-entropy on ``batch``; the head's weights are its columns of W_Q, W_K,
+    W_V and its rows of W_O, concatenated (biases left out: the maps do not depend on them). The
+    cosine is 0 where either gradient is zero (e.g. a head with all weights zero under "ov").
+    """
+    if kind not in MAP_KINDS:
+        raise ParameterError("kind", kind, f"expected one of {MAP_KINDS}")
+    leaves = ("W_Q", "W_K", "W_V", "W_O")
+    params = [getattr(blk, k) for blk in model.blocks for k in leaves]
+    was = [p.requires_grad for p in params]
+    try:
+        with torch.enable_grad():
+            for p in params:
+                p.requires_grad_(True)
+            g_ce = torch.autograd.grad(cross_entropy(model, batch).sum(), params, allow_unused=True)
+            nc = mean_noncommutativity(pairwise_noncommutativity(head_maps(model, kind)))  # (E, L)
+            g_nc = torch.autograd.grad(nc.sum(), params, allow_unused=True)
+    finally:
+        for p, w in zip(params, was):
+            p.requires_grad_(w)
+    H, n = model.cfg.n_heads, len(leaves)
+    out = []
+    for layer in range(len(model.blocks)):
+        at = slice(layer * n, (layer + 1) * n)
+        a, b = ({k: torch.zeros_like(p) if gr is None else gr
+                 for k, p, gr in zip(leaves, params[at], grads[at])} for grads in (g_nc, g_ce))
+        a, b = _per_head(a, H), _per_head(b, H)
+        den = a.norm(dim=-1) * b.norm(dim=-1)
+        dot = (a * b).sum(-1)
+        out.append(torch.where(den > 0, dot / torch.where(den > 0, den, torch.ones_like(den)),
+                               torch.zeros_like(den)))
+    return torch.stack(out, dim=1).detach()
+
+
+def gradient_classes(cosine: torch.Tensor, tau: float = TAU) -> np.ndarray:
+    """"agreeing" (cos > τ), "disagreeing" (cos < −τ) or "neutral" (|cos| ≤ τ) for every head."""
+    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 <= tau < 1:
+        raise ParameterError("tau", tau, "expected a number in [0, 1)")
+    c = cosine.detach().cpu().numpy()
+    out = np.full(c.shape, "neutral", dtype=object)
+    out[c > tau] = "agreeing"
+    out[c < -tau] = "disagreeing"
+    return out
+
+
+# ---------------------------------------------------------------------------- tables
+def _stages(run, device) -> tuple[Transformer, Batch]:
+    from anchorkit.train import load_model
+
+    model = load_model([run.config, run.config], [run.initial, run.final], device)
+    return model, probe_set(run.config.task).clean
+
+
+def _batch_on(batch: Batch, device) -> Batch:
+    return Batch(*(t.to(device) for t in vars(batch).values()))
+
+
+def _run_columns(cfg) -> dict:
+    return {"run": cfg.name, "hash": cfg.hash, "seed": cfg.seed, "recipe": cfg.recipe,
+            "optimizer": cfg.optimizer}
+
+
+def head_table(runs: Sequence, batch: Batch | None = None, gradients: bool = True,
+               sink_threshold: float = SINK_THRESHOLD, anchor_fraction: float = ANCHOR_FRACTION,
+               worker_fraction: float = WORKER_FRACTION, tau: float = TAU,
+               device: str = "cpu") -> pd.DataFrame:
+    """One row per (run, stage, layer, head) of trained runs (objects with ``config``,
+    ``initial`` and ``final`` weights, e.g. ``train.TrainedRun``).
+
+    Measured on ``batch`` (default: the run's clean probe set): value_content, the sink
+    (position, token, score, dominated), mean_noncommutativity (the head's mean W_OV
+    non-commutativity with the other heads of its layer), class (anchor/worker/neither), ov_change
+    (relative Frobenius change of W_OV, the same on both stages), and with ``gradients`` the
+    gradient_alignment and its gradient_class.
+    """
+    rows = []
+    for run in runs:
+        cfg = run.config
+        model, probe = _stages(run, device)
+        b = _batch_on(probe if batch is None else batch, device)
+        act = head_activity(model, b)
+        sinks = find_sinks(act.received, b.tokens, sink_threshold)
+        with torch.no_grad():
+            ov = head_maps(model, "ov")
+            nc = head_noncommutativity(pairwise_noncommutativity(ov))
+            change = relative_change(ov[0], ov[1])
+        classes = classify_heads(sinks.dominated, act.value_content, anchor_fraction, worker_fraction)
+        grad = gradient_alignment(model, b) if gradients else None
+        gclass = gradient_classes(grad, tau) if gradients else None
+        names = vocab(cfg.task)
+        base = _run_columns(cfg)
+        for e, stage in enumerate(STAGES):
+            for layer in range(cfg.model.n_blocks):
+                for h in range(cfg.model.n_heads):
+                    i = (e, layer, h)
+                    row = {**base, "stage": stage, "layer": layer, "head": h,
+                           "value_content": float(act.value_content[i]),
+                           "sink_position": int(sinks.position[i]),
+                           "sink_token": names[int(sinks.token[i])],
+                           "sink_score": float(sinks.score[i]),
+                           "sink_dominated": bool(sinks.dominated[i]),
+                           "mean_noncommutativity": float(nc[i]),
+                           "class": classes[i], "ov_change": float(change[layer, h])}
+                    if gradients:
+                        row["gradient_alignment"] = float(grad[i])
+                        row["gradient_class"] = gclass[i]
+                    rows.append(row)
+    return pd.DataFrame(rows)
+
+
+LAYER_MEASURES = ("noncommutativity", "noncommutativity_cv", "head_heterogeneity",
+                  "functional_noncommutativity")
+
+
+def layer_table(runs: Sequence, batch: Batch | None = None, kind: str = "ov",
+                device: str = "cpu") -> pd.DataFrame:
+    """One row per (run, layer, measure) with its initial and final value and the enrichment.
+
+    Measures (of ``kind`` maps): noncommutativity (mean over head pairs), noncommutativity_cv,
+    head_heterogeneity, functional_noncommutativity (weighted by value content on ``batch``,
+    default the probe set). ``boundary`` marks the first and last layers.
+    """
+    rows = []
+    for run in runs:
+        cfg = run.config
+        model, probe = _stages(run, device)
+        act = head_activity(model, _batch_on(probe if batch is None else batch, device))
+        with torch.no_grad():
+            pw = pairwise_noncommutativity(head_maps(model, kind))  # (2, L, H, H)
+            values = {"noncommutativity": mean_noncommutativity(pw),
+                      "noncommutativity_cv": noncommutativity_cv(pw),
+                      "head_heterogeneity": head_heterogeneity(pw),
+                      "functional_noncommutativity": functional_noncommutativity(
+                          pw, act.value_content.to(pw.dtype))}
+        L = cfg.model.n_blocks
+        for layer in range(L):
+            for measure in LAYER_MEASURES:
+                ini, fin = (float(values[measure][e, layer]) for e in range(2))
+                rows.append({**_run_columns(cfg), "layer": layer,
+                             "boundary": layer in (0, L - 1), "kind": kind, "measure": measure,
+                             "initial": ini, "final": fin, "enrichment": enrichment(ini, fin)})
+    return pd.DataFrame(rows)

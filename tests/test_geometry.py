@@ -1,0 +1,328 @@
+"""The essay's head-level measurements (SPEC §10) on constructed cases known by hand."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from anchorkit import ModelConfig, TaskConfig
+from anchorkit.geometry import (SINK_THRESHOLD, attention_received, change_correlation,
+                                change_correlations, classify_heads, coefficient_of_variation,
+                                enrichment, find_sinks, functional_noncommutativity,
+                                gradient_alignment, gradient_classes, head_activity,
+                                head_heterogeneity, head_maps, head_noncommutativity,
+                                head_outputs, head_table, killing_form, layer_table,
+                                mean_noncommutativity, noncommutativity, noncommutativity_cv,
+                                pairwise_noncommutativity, relative_change)
+from anchorkit.model import Transformer, norm
+from anchorkit.task import context_length, probe_set, token_id
+from anchorkit.train import TrainedRun, initial_state
+from tests.conftest import small
+
+TASK = TaskConfig(probe_per_op=8)
+H, D = 4, 64
+DH = D // H
+
+
+def E(i, j, n=2, dtype=torch.float64):
+    """The matrix unit E_ij of gl(n)."""
+    m = torch.zeros(n, n, dtype=dtype)
+    m[i, j] = 1.0
+    return m
+
+
+@pytest.fixture(scope="module")
+def probe():
+    return probe_set(TASK).clean
+
+
+def fresh(seed=1, n=1):
+    return Transformer(n, ModelConfig(), TASK).initialise(list(range(seed, seed + n)))
+
+
+# ---------------------------------------------------------------------------- algebra
+def test_commuting_matrices_have_zero_noncommutativity():
+    a, b = torch.diag(torch.tensor([1.0, 2.0, 3.0])), torch.diag(torch.tensor([-1.0, 5.0, 0.5]))
+    assert noncommutativity(a, b) == 0
+    x = torch.randn(5, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    assert noncommutativity(x, x @ x) < 1e-12
+    assert noncommutativity(torch.zeros(3, 3), a) == 0  # zero by definition
+
+
+def test_noncommutativity_of_known_pairs_and_bound():
+    # [E11, E12] = E12: 1 / (√2·1·1); [E12, E21] = diag(1, −1): √2 / √2 = 1, the bound itself
+    assert noncommutativity(E(0, 0), E(0, 1)).item() == pytest.approx(1 / math.sqrt(2))
+    assert noncommutativity(E(0, 1), E(1, 0)).item() == pytest.approx(1.0)
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(50, 6, 6, generator=g), torch.randn(50, 6, 6, generator=g)
+    nc = noncommutativity(x, y)
+    assert nc.shape == (50,) and (nc >= 0).all() and (nc <= 1 + 1e-6).all()
+    with pytest.raises(ValueError, match="'X'"):
+        noncommutativity(torch.zeros(2, 3), torch.zeros(3, 3))
+
+
+def test_killing_form_by_hand():
+    n = 3
+    assert killing_form(torch.eye(n), torch.eye(n)).item() == 2 * n * n - 2 * n * n == 0
+    assert killing_form(E(0, 0), E(0, 0)).item() == 2 * 2 * 1 - 2 * 1 * 1  # = 2
+    assert killing_form(E(0, 1), E(1, 0)).item() == 2 * 2 * 1  # tr(E12 E21) = 1, traceless
+    x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    # tr(x x) = 1 + 6 + 6 + 16 = 29, tr x = 5: 2·2·29 − 2·25 = 66
+    assert killing_form(x, x).item() == 66
+
+
+def test_cv_and_enrichment_on_constructed_numbers():
+    cv = coefficient_of_variation(torch.tensor([1.0, 2.0, 3.0]))
+    assert cv.item() == pytest.approx(math.sqrt(2 / 3) / 2)
+    assert enrichment(2.0, 6.0) == 3.0
+    assert enrichment(0.0, 1.0) == math.inf
+    assert torch.equal(enrichment(torch.tensor([1.0, 4.0]), torch.tensor([3.0, 2.0])),
+                       torch.tensor([3.0, 0.5]))
+
+
+def layer_of_three():
+    """Heads E11, E11, E12: the first two commute, each is 1/√2 from the third."""
+    return torch.stack([E(0, 0), E(0, 0), E(0, 1)])
+
+
+def test_layer_statistics_by_hand():
+    pw = pairwise_noncommutativity(layer_of_three())
+    r = 1 / math.sqrt(2)
+    assert torch.allclose(pw, torch.tensor([[0, 0, r], [0, 0, r], [r, r, 0]], dtype=pw.dtype))
+    assert mean_noncommutativity(pw).item() == pytest.approx(2 * r / 3)
+    pairs = torch.tensor([0.0, r, r])
+    assert noncommutativity_cv(pw).item() == pytest.approx(coefficient_of_variation(pairs).item())
+    a = r / 2
+    assert torch.allclose(head_noncommutativity(pw), torch.tensor([a, a, 2 * a], dtype=pw.dtype))
+    # values a, a, 2a: mean 4a/3, population std √2·a/3, CV √2/4
+    assert head_heterogeneity(pw).item() == pytest.approx(math.sqrt(2) / 4)
+    with pytest.raises(ValueError, match="'maps'"):
+        pairwise_noncommutativity(torch.zeros(1, 3, 3))
+
+
+def test_functional_noncommutativity_weights_pairs_by_value_content():
+    pw = pairwise_noncommutativity(layer_of_three())
+    for c in ([1.0, 1.0, 1.0], [2.5, 2.5, 2.5]):
+        assert functional_noncommutativity(pw, torch.tensor(c, dtype=pw.dtype)).item() == \
+            pytest.approx(mean_noncommutativity(pw).item())
+    only = lambda c: functional_noncommutativity(pw, torch.tensor(c, dtype=pw.dtype)).item()  # noqa: E731
+    assert only([1.0, 1.0, 0.0]) == 0  # only the commuting pair carries weight
+    assert only([0.0, 1.0, 1.0]) == pytest.approx(1 / math.sqrt(2))
+    with pytest.raises(ValueError, match="'value_content'"):
+        functional_noncommutativity(pw, torch.ones(2, dtype=pw.dtype))
+
+
+# ---------------------------------------------------------------------------- head maps
+def test_head_maps_match_the_slices_by_hand():
+    model = fresh(3, n=2)
+    state = model.member_state(1)
+    ov, qk = head_maps(state, "ov"), head_maps(state, "qk")
+    assert ov.shape == qk.shape == (1, 4, H, D, D)
+    for layer, h in ((0, 0), (2, 3)):
+        c = slice(h * DH, (h + 1) * DH)
+        Wq, Wk, Wv, Wo = (state[f"blocks.{layer}.{k}"] for k in ("W_Q", "W_K", "W_V", "W_O"))
+        assert torch.allclose(ov[0, layer, h], Wv[:, c] @ Wo[c, :], atol=1e-7)
+        assert torch.allclose(qk[0, layer, h], Wq[:, c] @ Wk[:, c].T, atol=1e-7)
+    # model, ensemble state dict and member state agree
+    assert torch.allclose(head_maps(model, "ov")[1], ov[0])
+    assert torch.allclose(head_maps(model.state_dict(), "qk"), head_maps(model, "qk"))
+    with pytest.raises(ValueError, match="'kind'"):
+        head_maps(state, "vo")
+
+
+def test_head_outputs_add_up_to_the_attention_output(probe):
+    """With the MLP zeroed, a block's residual update is its attention output: the heads' outputs
+    plus b_O; each head's output is also (pattern_h @ norm(x)) @ W_OV_h + b_V_h @ W_O_h."""
+    model = fresh(5)
+    g = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for blk in model.blocks:
+            for k in ("W_in", "b_in", "W_out", "b_out"):
+                getattr(blk, k).zero_()
+            blk.b_V.copy_(torch.randn(blk.b_V.shape, generator=g))
+            blk.b_O.copy_(torch.randn(blk.b_O.shape, generator=g))
+        _, slices, patterns = model(probe.tokens, return_slices=True, return_patterns=True)
+        ov = head_maps(model, "ov")
+        for layer in range(4):
+            x = slices[layer]
+            out = head_outputs(model, layer, x, patterns[layer])  # (E, B, H, T, D)
+            update = slices[layer + 1] - x
+            attn = out.sum(2) + model.blocks[layer].b_O[:, None, None]
+            assert torch.allclose(attn, update, atol=1e-4)
+            n = norm(x, model.cfg.norm)
+            blk = model.blocks[layer]
+            for h in (0, 3):
+                c = slice(h * DH, (h + 1) * DH)
+                by_map = patterns[layer][:, :, h] @ n @ ov[:, layer, h] + blk.b_V[:, c] @ blk.W_O[:, c]
+                assert torch.allclose(out[:, :, h], by_map, atol=1e-4)
+
+
+# ---------------------------------------------------------------------------- sinks
+def test_attention_received_by_hand():
+    T = 6
+    on_first = torch.zeros(1, 2, 1, T, T)
+    on_first[..., 0] = 1.0
+    r = attention_received(on_first)
+    assert r.shape == (1, 1, T)
+    assert r[0, 0, 0] == 1 and (r[0, 0, 1:-1] == 0).all() and torch.isnan(r[0, 0, -1])
+    uniform = torch.ones(T, T).tril()
+    uniform = (uniform / uniform.sum(-1, keepdim=True))[None, None]  # (B=1, H=1, T, T)
+    r = attention_received(uniform)
+    for k in range(T - 1):
+        assert r[0, k].item() == pytest.approx(np.mean([1 / (q + 1) for q in range(k + 1, T)]))
+
+
+def sink_model(head=0, zero_output=True):
+    """Head ``head`` of block 0 puts all its attention on position 0 (the ``?``): only ``?``
+    has residual coordinate 0, only it has a key along it, and every query reads it strongly."""
+    model = fresh(7)
+    q = token_id(TASK, "?")
+    with torch.no_grad():
+        model.W_E[..., 0] = 0
+        model.W_pos[..., 0] = 0
+        model.W_E[0, q, 0] = 1.0
+        blk = model.blocks[0]
+        c = slice(head * DH, (head + 1) * DH)
+        blk.W_K[0, :, c] = 0
+        blk.W_K[0, 0, head * DH] = 1.0
+        blk.b_Q[0, head * DH] = 100.0
+        if zero_output:
+            blk.W_O[0, c, :] = 0
+    return model
+
+
+def test_a_head_attending_to_the_question_mark_is_a_sink_and_an_anchor(probe):
+    model = sink_model(head=2)
+    act = head_activity(model, probe)
+    assert act.received.shape == (1, 4, H, context_length(TASK))
+    sinks = find_sinks(act.received, probe.tokens)
+    assert sinks.position[0, 0, 2] == 0 and sinks.token[0, 0, 2] == token_id(TASK, "?")
+    assert sinks.score[0, 0, 2] > 0.99 and sinks.dominated[0, 0, 2]
+    assert sinks.dominated.sum() == 1  # the near-uniform heads of a fresh model are not sinks
+    assert act.value_content[0, 0, 2] == 0 and (act.value_content[0].flatten().sort().values[1:] > 0).all()
+    classes = classify_heads(sinks.dominated, act.value_content)
+    assert classes[0, 0, 2] == "anchor" and (classes == "anchor").sum() == 1
+    # the same sink writing through its W_O is no anchor
+    model = sink_model(head=2, zero_output=False)
+    act = head_activity(model, probe)
+    sinks = find_sinks(act.received, probe.tokens, SINK_THRESHOLD)
+    assert sinks.dominated[0, 0, 2] and act.value_content[0, 0, 2] > 0
+    with pytest.raises(ValueError, match="'threshold'"):
+        find_sinks(act.received, probe.tokens, 1.5)
+
+
+def test_classify_heads_by_hand():
+    vc = torch.tensor([[[0.0, 1.0, 2.0, 3.0]]])  # median 1.5: anchor below 0.75, worker from 1.5
+    dom = torch.tensor([[[True, True, True, False]]])
+    assert classify_heads(dom, vc).tolist() == [[["anchor", "neither", "worker", "worker"]]]
+    assert classify_heads(dom, vc, anchor_fraction=0.8, worker_fraction=1.0).tolist() == \
+        [[["anchor", "anchor", "worker", "worker"]]]
+    with pytest.raises(ValueError, match="'anchor_fraction'"):
+        classify_heads(dom, vc, anchor_fraction=2.0, worker_fraction=1.0)
+
+
+# ---------------------------------------------------------------------------- change
+def test_relative_change_and_spearman_on_monotone_sets():
+    x = torch.randn(3, 4, 4, generator=torch.Generator().manual_seed(2))
+    assert torch.allclose(relative_change(x, 3 * x), torch.full((3,), 2.0))
+    up = change_correlation([1.0, 2.0, 3.0, 4.0, 5.0], [0.1, 0.5, 0.7, 2.0, 9.0])
+    down = change_correlation(np.array([[1.0, 2.0], [3.0, 4.0]]), [9.0, 3.0, 1.0, 0.0])
+    assert up.rho == pytest.approx(1.0) and down.rho == pytest.approx(-1.0)
+    assert up.n == 5 and up.p < 0.05
+    assert math.isnan(change_correlation([1.0, 2.0], [2.0, 1.0]).rho)
+
+
+def test_change_correlations_overall_and_within_classes():
+    rows = []
+    for h, (vc, ch, cls) in enumerate([(1, 5, "anchor"), (2, 4, "anchor"), (3, 3, "anchor"),
+                                       (4, 6, "worker"), (5, 7, "worker"), (6, 8, "worker")]):
+        for stage in ("initial", "final"):
+            rows.append({"run": "r", "stage": stage, "layer": 0, "head": h,
+                         "value_content": vc if stage == "initial" else 0.0, "ov_change": ch,
+                         "class": cls if stage == "final" else "neither"})
+    out = change_correlations(pd.DataFrame(rows)).set_index("group")
+    assert out.loc["anchor", "rho"] == pytest.approx(-1.0) and out.loc["anchor", "n"] == 3
+    assert out.loc["worker", "rho"] == pytest.approx(1.0)
+    assert out.loc["all", "n"] == 6
+
+
+# ---------------------------------------------------------------------------- gradients
+def test_gradient_alignment_in_range_and_per_head(probe):
+    model = fresh(11)
+    cos = gradient_alignment(model, probe)
+    assert cos.shape == (1, 4, H) and (cos.abs() <= 1 + 1e-6).all() and (cos != 0).any()
+    # one head recomputed with masks over the full gradients (an independent route to the slices)
+    layer, h = 1, 2
+    blk = model.blocks[layer]
+    params = [blk.W_Q, blk.W_K, blk.W_V, blk.W_O]
+    from anchorkit.geometry import cross_entropy
+
+    g_ce = torch.autograd.grad(cross_entropy(model, probe).sum(), params)
+    nc = mean_noncommutativity(pairwise_noncommutativity(head_maps(model, "ov")))[0, layer]
+    g_nc = torch.autograd.grad(nc, params, allow_unused=True)
+    masks = [torch.zeros(1, D, D) for _ in params]
+    c = slice(h * DH, (h + 1) * DH)
+    for m in masks[:3]:
+        m[:, :, c] = 1
+    masks[3][:, c, :] = 1
+    a = torch.cat([((torch.zeros_like(m) if g is None else g) * m).flatten() for g, m in zip(g_nc, masks)])
+    b = torch.cat([(g * m).flatten() for g, m in zip(g_ce, masks)])
+    assert cos[0, layer, h].item() == pytest.approx((a @ b / (a.norm() * b.norm())).item(), abs=1e-4)
+
+
+def test_a_zero_head_has_no_noncommutativity_gradient_and_is_neutral(probe):
+    model = fresh(13)
+    c = slice(1 * DH, 2 * DH)
+    with torch.no_grad():
+        blk = model.blocks[2]
+        for k in ("W_Q", "W_K", "W_V"):
+            getattr(blk, k)[:, :, c] = 0
+        blk.W_O[:, c, :] = 0
+    cos = gradient_alignment(model, probe)
+    assert cos[0, 2, 1] == 0 and torch.isfinite(cos).all()
+    assert gradient_classes(cos)[0, 2, 1] == "neutral"
+    assert all(p.requires_grad for p in model.parameters())
+
+
+def test_gradient_classes_are_bidirectional():
+    cos = torch.tensor([0.5, -0.5, 0.05, 0.1, -0.1])
+    assert gradient_classes(cos, tau=0.1).tolist() == \
+        ["agreeing", "disagreeing", "neutral", "neutral", "neutral"]
+    with pytest.raises(ValueError, match="'tau'"):
+        gradient_classes(cos, tau=-0.1)
+
+
+# ---------------------------------------------------------------------------- tables
+@pytest.fixture(scope="module")
+def runs():
+    out = []
+    for seed in (1, 2):
+        cfg = small(seed=seed)
+        init = initial_state(cfg)
+        g = torch.Generator().manual_seed(seed)
+        final = {k: v + 0.01 * torch.randn(v.shape, generator=g) for k, v in init.items()}
+        out.append(TrainedRun(cfg, init, final, pd.DataFrame()))
+    return out
+
+
+def test_head_table_is_tidy(runs):
+    t = head_table(runs)
+    assert len(t) == 2 * 2 * 4 * H
+    for col in ("run", "seed", "recipe", "optimizer", "stage", "layer", "head", "value_content",
+                "sink_position", "sink_token", "sink_score", "sink_dominated",
+                "mean_noncommutativity", "class", "ov_change", "gradient_alignment",
+                "gradient_class"):
+        assert col in t.columns
+    per_head = t.groupby(["run", "layer", "head"]).ov_change.nunique()
+    assert (per_head == 1).all() and (t.ov_change > 0).all()
+    assert t.gradient_alignment.abs().max() <= 1
+    assert len(change_correlations(t)) == 3
+
+
+def test_layer_table_enrichment(runs):
+    t = layer_table(runs[:1])
+    assert len(t) == 4 * 4
+    assert np.allclose(t.enrichment, t.final / t.initial)
+    assert t.boundary.tolist().count(True) == 2 * 4
