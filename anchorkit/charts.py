@@ -157,5 +157,5 @@ def trajectories(trajectory: pd.DataFrame, columns: list[str], title: str):
         x=alt.X("epoch:Q"), y=alt.Y("value:Q", title=title),
         color=alt.Color("recipe:N", legend=alt.Legend(orient="bottom")), detail="run:N",
         tooltip=["run:N", "seed:Q", "epoch:Q", alt.Tooltip("value:Q", format=".3f")])
-    return alt.layer(line, data=df).properties(width=160, height=120).facet(
+    return alt.layer(line, data=df).properties(width=120, height=110).facet(
         column=alt.Column("measure:N", title=None, sort=columns))

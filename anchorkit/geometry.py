@@ -119,7 +119,8 @@ def killing_form(X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
         raise ParameterError("Y", tuple(Y.shape), f"expected {X.shape[-1]}×{X.shape[-1]} matrices")
     n = X.shape[-1]
     tr_xy = (X * Y.transpose(-1, -2)).sum((-1, -2))
-    return 2 * n * tr_xy - 2 * X.diagonal(dim1=-2, dim2=-1).sum(-1) * Y.diagonal(dim1=-2, dim2=-1).sum(-1)
+    tr_x, tr_y = (M.diagonal(dim1=-2, dim2=-1).sum(-1) for M in (X, Y))
+    return 2 * n * tr_xy - 2 * tr_x * tr_y
 
 
 def coefficient_of_variation(values: torch.Tensor, dim: int = -1) -> torch.Tensor:
@@ -162,7 +163,8 @@ def _pairs(pairwise: torch.Tensor) -> torch.Tensor:
 
 
 def mean_noncommutativity(pairwise: torch.Tensor) -> torch.Tensor:
-    """A layer's mean pairwise non-commutativity over its H(H−1)/2 head pairs: (..., H, H) → (...)."""
+    """A layer's mean pairwise non-commutativity over its H(H−1)/2 head pairs:
+    (..., H, H) → (...)."""
     return _pairs(pairwise).mean(-1)
 
 
@@ -172,7 +174,8 @@ def noncommutativity_cv(pairwise: torch.Tensor) -> torch.Tensor:
 
 
 def head_noncommutativity(pairwise: torch.Tensor) -> torch.Tensor:
-    """Each head's mean non-commutativity with the other heads of its layer: (..., H, H) → (..., H)."""
+    """Each head's mean non-commutativity with the other heads of its layer:
+    (..., H, H) → (..., H)."""
     _pairs(pairwise)  # validates
     return pairwise.sum(-1) / (pairwise.shape[-1] - 1)
 
@@ -182,7 +185,8 @@ def head_heterogeneity(pairwise: torch.Tensor) -> torch.Tensor:
     return coefficient_of_variation(head_noncommutativity(pairwise))
 
 
-def functional_noncommutativity(pairwise: torch.Tensor, value_content: torch.Tensor) -> torch.Tensor:
+def functional_noncommutativity(pairwise: torch.Tensor, value_content: torch.Tensor
+                                ) -> torch.Tensor:
     """SPEC's *functional Killing form*: a layer's pairwise non-commutativity averaged over head
     pairs i < j with weights c_i c_j / Σ c_i c_j, c the heads' value content.
 
@@ -291,7 +295,7 @@ def head_activity(model: Transformer, batch: Batch) -> HeadActivity:
 def classify_heads(sink_dominated: torch.Tensor, value_content: torch.Tensor,
                    anchor_fraction: float = ANCHOR_FRACTION,
                    worker_fraction: float = WORKER_FRACTION) -> np.ndarray:
-    """"anchor", "worker" or "neither" for every head; inputs (..., L, H), one run per leading index.
+    """"anchor", "worker" or "neither" for every head; inputs (..., L, H), a run per leading index.
 
     With m the median value content over all L×H heads of the run: anchor = sink-dominated and
     value content < ``anchor_fraction`` × m; worker = value content ≥ ``worker_fraction`` × m
@@ -300,7 +304,8 @@ def classify_heads(sink_dominated: torch.Tensor, value_content: torch.Tensor,
     """
     if sink_dominated.shape != value_content.shape or value_content.dim() < 2:
         raise ParameterError("value_content", tuple(value_content.shape),
-                             f"expected (..., L, H) matching sink_dominated {tuple(sink_dominated.shape)}")
+                             "expected (..., L, H) matching sink_dominated "
+                             f"{tuple(sink_dominated.shape)}")
     for name, f in (("anchor_fraction", anchor_fraction), ("worker_fraction", worker_fraction)):
         if isinstance(f, bool) or not isinstance(f, (int, float)) or not f > 0:
             raise ParameterError(name, f, "expected a positive number")
@@ -317,7 +322,7 @@ def classify_heads(sink_dominated: torch.Tensor, value_content: torch.Tensor,
 
 # ---------------------------------------------------------------------------- change
 def relative_change(initial: torch.Tensor, final: torch.Tensor) -> torch.Tensor:
-    """‖final − initial‖_F / ‖initial‖_F of every map (..., D, D) → (...), e.g. of W_OV per head."""
+    """‖final − initial‖_F / ‖initial‖_F of every map (..., D, D) → (...), e.g. W_OV per head."""
     if initial.shape != final.shape:
         raise ParameterError("final", tuple(final.shape), f"expected {tuple(initial.shape)}")
     return torch.linalg.matrix_norm(final - initial) / torch.linalg.matrix_norm(initial)
@@ -371,7 +376,8 @@ def _per_head(g: dict[str, torch.Tensor], H: int) -> torch.Tensor:
     (E, H, 4·D·dh)."""
     E, D, _ = g["W_Q"].shape
     dh = D // H
-    cols = [g[k].reshape(E, D, H, dh).transpose(1, 2).reshape(E, H, -1) for k in ("W_Q", "W_K", "W_V")]
+    cols = [g[k].reshape(E, D, H, dh).transpose(1, 2).reshape(E, H, -1)
+            for k in ("W_Q", "W_K", "W_V")]
     return torch.cat(cols + [g["W_O"].reshape(E, H, dh * D)], dim=-1)
 
 
@@ -423,7 +429,7 @@ def gradient_alignment(model: Transformer, batch: Batch, kind: str = "ov") -> to
 
 
 def gradient_classes(cosine: torch.Tensor, tau: float = TAU) -> np.ndarray:
-    """"agreeing" (cos > τ), "disagreeing" (cos < −τ) or "neutral" (|cos| ≤ τ) for every head."""
+    """"agreeing" (cos > τ), "disagreeing" (cos < −τ) or "neutral" (|cos| ≤ τ), per head."""
     if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not 0 <= tau < 1:
         raise ParameterError("tau", tau, "expected a number in [0, 1)")
     c = cosine.detach().cpu().numpy()
@@ -474,7 +480,8 @@ def head_table(runs: Sequence, batch: Batch | None = None, gradients: bool = Tru
             ov = head_maps(model, "ov")
             nc = head_noncommutativity(pairwise_noncommutativity(ov))
             change = relative_change(ov[0], ov[1])
-        classes = classify_heads(sinks.dominated, act.value_content, anchor_fraction, worker_fraction)
+        classes = classify_heads(sinks.dominated, act.value_content, anchor_fraction,
+                                 worker_fraction)
         grad = gradient_alignment(model, b) if gradients else None
         gclass = gradient_classes(grad, tau) if gradients else None
         names = vocab(cfg.task)

@@ -107,7 +107,9 @@ def test_functional_noncommutativity_weights_pairs_by_value_content():
     for c in ([1.0, 1.0, 1.0], [2.5, 2.5, 2.5]):
         assert functional_noncommutativity(pw, torch.tensor(c, dtype=pw.dtype)).item() == \
             pytest.approx(mean_noncommutativity(pw).item())
-    only = lambda c: functional_noncommutativity(pw, torch.tensor(c, dtype=pw.dtype)).item()  # noqa: E731
+    def only(c):
+        return functional_noncommutativity(pw, torch.tensor(c, dtype=pw.dtype)).item()
+
     assert only([1.0, 1.0, 0.0]) == 0  # only the commuting pair carries weight
     assert only([0.0, 1.0, 1.0]) == pytest.approx(1 / math.sqrt(2))
     with pytest.raises(ValueError, match="'value_content'"):
@@ -155,7 +157,8 @@ def test_head_outputs_add_up_to_the_attention_output(probe):
             blk = model.blocks[layer]
             for h in (0, 3):
                 c = slice(h * DH, (h + 1) * DH)
-                by_map = patterns[layer][:, :, h] @ n @ ov[:, layer, h] + blk.b_V[:, c] @ blk.W_O[:, c]
+                by_map = (patterns[layer][:, :, h] @ n @ ov[:, layer, h]
+                          + blk.b_V[:, c] @ blk.W_O[:, c])
                 assert torch.allclose(out[:, :, h], by_map, atol=1e-4)
 
 
@@ -201,7 +204,8 @@ def test_a_head_attending_to_the_question_mark_is_a_sink_and_an_anchor(probe):
     assert sinks.position[0, 0, 2] == 0 and sinks.token[0, 0, 2] == token_id(TASK, "?")
     assert sinks.score[0, 0, 2] > 0.99 and sinks.dominated[0, 0, 2]
     assert sinks.dominated.sum() == 1  # the near-uniform heads of a fresh model are not sinks
-    assert act.value_content[0, 0, 2] == 0 and (act.value_content[0].flatten().sort().values[1:] > 0).all()
+    assert act.value_content[0, 0, 2] == 0
+    assert (act.value_content[0].flatten().sort().values[1:] > 0).all()
     classes = classify_heads(sinks.dominated, act.value_content)
     assert classes[0, 0, 2] == "anchor" and (classes == "anchor").sum() == 1
     # the same sink writing through its W_O is no anchor
@@ -267,9 +271,11 @@ def test_gradient_alignment_in_range_and_per_head(probe):
     for m in masks[:3]:
         m[:, :, c] = 1
     masks[3][:, c, :] = 1
-    a = torch.cat([((torch.zeros_like(m) if g is None else g) * m).flatten() for g, m in zip(g_nc, masks)])
+    g_nc = [torch.zeros_like(m) if g is None else g for g, m in zip(g_nc, masks)]
+    a = torch.cat([(g * m).flatten() for g, m in zip(g_nc, masks)])
     b = torch.cat([(g * m).flatten() for g, m in zip(g_ce, masks)])
-    assert cos[0, layer, h].item() == pytest.approx((a @ b / (a.norm() * b.norm())).item(), abs=1e-4)
+    expected = (a @ b / (a.norm() * b.norm())).item()
+    assert cos[0, layer, h].item() == pytest.approx(expected, abs=1e-4)
 
 
 def test_a_zero_head_has_no_noncommutativity_gradient_and_is_neutral(probe):
@@ -307,8 +313,8 @@ def runs():
     return out
 
 
-def test_head_table_is_tidy(runs):
-    t = head_table(runs)
+def test_head_table_is_tidy(runs, probe):
+    t = head_table(runs, batch=probe)
     assert len(t) == 2 * 2 * 4 * H
     for col in ("run", "seed", "recipe", "optimizer", "stage", "layer", "head", "value_content",
                 "sink_position", "sink_token", "sink_score", "sink_dominated",
