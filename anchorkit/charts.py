@@ -159,3 +159,36 @@ def trajectories(trajectory: pd.DataFrame, columns: list[str], title: str):
         tooltip=["run:N", "seed:Q", "epoch:Q", alt.Tooltip("value:Q", format=".3f")])
     return alt.layer(line, data=df).properties(width=120, height=110).facet(
         column=alt.Column("measure:N", title=None, sort=columns))
+
+
+def removal_by_seed(results: pd.DataFrame, threshold: float = 0.5):
+    """The loss-rate screen: net and raw removal at full dose of every seed, kept and lost runs in
+    two colours, a dashed rule at the kept/lost threshold."""
+    _require(results, ["run", "seed", "net_removal", "raw_removal", "kept"], "removal_by_seed")
+    df = results.melt(id_vars=["run", "seed", "kept"], value_vars=["net_removal", "raw_removal"],
+                      var_name="measure", value_name="removal")
+    df["verdict"] = df["kept"].map({True: "kept", False: "lost"})
+    dots = alt.Chart().mark_circle(size=40, opacity=0.8).encode(
+        x=alt.X("removal:Q", title="removal at full dose"),
+        y=alt.Y("jitter:Q", axis=None), yOffset=alt.value(0),
+        color=alt.Color("verdict:N", scale=alt.Scale(domain=["kept", "lost"],
+                                                      range=["#1b9e77", "#d95f02"]),
+                        title="net-removal rule", legend=alt.Legend(orient="bottom")),
+        tooltip=["run:N", "seed:Q", alt.Tooltip("removal:Q", format=".3f"), "verdict:N"],
+    ).transform_calculate(jitter="random()")
+    rule = alt.Chart().mark_rule(strokeDash=[5, 4], color="black").encode(x=alt.datum(threshold))
+    return alt.layer(dots, rule, data=df).properties(width=420, height=70).facet(
+        row=alt.Row("measure:N", title=None, header=alt.Header(
+            labelExpr="datum.value == 'net_removal' ? 'net removal' : 'raw removal'")))
+
+
+def scatter(df: pd.DataFrame, x: str, y: str, x_title: str, y_title: str, color: str | None = None):
+    """One dot per run: ``y`` against ``x``, with run, seed and both values on hover."""
+    _require(df, ["run", "seed", x, y], "scatter")
+    enc = dict(x=alt.X(f"{x}:Q", title=x_title), y=alt.Y(f"{y}:Q", title=y_title),
+               tooltip=["run:N", "seed:Q", alt.Tooltip(f"{x}:Q", format=".3f"),
+                        alt.Tooltip(f"{y}:Q", format=".3f")])
+    if color is not None:
+        enc["color"] = alt.Color(f"{color}:N", legend=alt.Legend(orient="bottom"))
+    return alt.Chart(df).mark_circle(size=45, opacity=0.8).encode(**enc).properties(
+        width=320, height=220)

@@ -74,3 +74,23 @@ def glued(text):
     from IPython.display import Markdown
 
     return Markdown(f'<span class="glued">{text}</span>')
+
+
+def loss_rate(kept_flags, confidence: float = 0.95) -> dict:
+    """How often runs lost their anchor: losses k of n, the rate k/n and its exact binomial
+    (Clopper–Pearson) interval."""
+    from scipy.stats import binomtest
+
+    kept = pd.Series(kept_flags).astype(bool)
+    n, k = len(kept), int((~kept).sum())
+    if n == 0:
+        raise ValueError("kept_flags: expected at least one run")
+    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
+    return {"losses": k, "runs": n, "rate": k / n, "low": float(ci.low), "high": float(ci.high)}
+
+
+def at_least(m: int, n: int, rate: float) -> float:
+    """The probability of at least ``m`` losses in ``n`` runs when each loses with ``rate``."""
+    from scipy.stats import binom
+
+    return float(binom.sf(m - 1, n, rate))

@@ -23,8 +23,11 @@ from anchorkit.model import Transformer
 from anchorkit.task import DIFFERENCE, OPS, SYNTAX, probe_set, token_id
 from anchorkit.train import TrainedRun, load_model, rotation, train
 
-STUDIES = ("control", "split-anti-seeds", "rotated-basis", "reference-baseline")
+STUDIES = ("control", "split-anti-seeds", "rotated-basis", "reference-baseline",
+           "loss-rate-screen")
 PAPER_SEEDS = list(range(704, 712))  # the seeds of the published runs
+SCREEN_SEEDS = list(range(800, 848))  # the loss-rate screen's seeds, disjoint from the paper's
+DEFAULT_SEEDS = {**{s: PAPER_SEEDS for s in STUDIES}, "loss-rate-screen": SCREEN_SEEDS}
 PROFILES = {
     # the paper's runs
     "paper": {"epochs": 400, "task": TaskConfig()},
@@ -66,6 +69,7 @@ def study_pairs(study: str, seeds, profile: str = "paper", epochs: int | None = 
     if study == "rotated-basis":
         return [Pair(cfg(s, "falloff", o), cfg(s, "control", o))
                 for o in ("rotated", "adam") for s in seeds]
+    # reference-baseline (every coordinate axis swept) and the loss-rate screen (many seeds)
     return [Pair(cfg(s, "falloff", "adam"), cfg(s, "control", "adam")) for s in seeds]
 
 
@@ -257,16 +261,35 @@ def derived_tables(study: str, tables: dict[str, pd.DataFrame]) -> dict[str, pd.
             out["basis"] = basis_table(tables["spectra"], tables["directions"])
     if study == "reference-baseline":
         out["spikes"] = spikes_table(tables["results"])
+    if study == "loss-rate-screen":
+        out["rate"] = rate_table(tables["results"])
     return out
+
+
+def rate_table(results: pd.DataFrame, runs_per_study: int = 8) -> pd.DataFrame:
+    """The loss rate under each kept/lost rule (net removal, raw removal) with its exact 95%
+    interval, and the probability of at least m losses in a study of ``runs_per_study`` runs
+    (m = 1, 2, 3) at that rate and at the interval's ends."""
+    from anchorkit.report import at_least, loss_rate
+
+    rows = []
+    for rule, col in (("net removal", "kept"), ("raw removal", "kept_raw")):
+        r = loss_rate(results[col])
+        row = {"rule": rule, **r, "study_runs": runs_per_study}
+        for m in (1, 2, 3):
+            for name, p in (("", r["rate"]), ("_low", r["low"]), ("_high", r["high"])):
+                row[f"p_at_least_{m}{name}"] = at_least(m, runs_per_study, p)
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------- executing a study
 # directions per forward in a sweep: one at a time is the fastest on this CPU (BENCHMARKS.md); the
 # predictions do not depend on it
 SWEEP_CHUNK = 1
-CSV_TABLES = ("results", "dose", "e2", "e3", "spikes")  # written as CSV too, for a person to read
+CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate")  # written as CSV too, for a person to read
 SWEEPS = {"control": False, "split-anti-seeds": False, "rotated-basis": True,
-          "reference-baseline": True}
+          "reference-baseline": True, "loss-rate-screen": False}
 
 
 def _measuring_code() -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import papermill as pm
 
-from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs, written_for
+from anchorkit.studies import DEFAULT_SEEDS, STUDIES, study_runs, written_for
 
 PAGES_ONLY = ("reproducibility",)  # pages that execute like a study but train nothing
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,9 +25,10 @@ PAGES = ROOT / "book" / "studies"
 
 
 def computed(study: str) -> bool:
-    """Whether ``reports/<study>/`` holds the study's paper-scale tables."""
-    return written_for(ROOT / "reports" / study, study, PAPER_SEEDS, "paper",
-                       study_runs(study, PAPER_SEEDS, "paper"))
+    """Whether ``reports/<study>/`` holds the study's paper-scale tables (its default seeds)."""
+    seeds = DEFAULT_SEEDS[study]
+    return written_for(ROOT / "reports" / study, study, seeds, "paper",
+                       study_runs(study, seeds, "paper"))
 
 
 def not_computed_page(study: str) -> str:

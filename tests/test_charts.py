@@ -73,3 +73,13 @@ def test_recipe_weights_are_the_falloff_recipe():
     assert w["light anti"].iloc[0] == pytest.approx(0.2) and w["light anti"].iloc[-1] == pytest.approx(0.03)
     assert w["light anti"].is_monotonic_decreasing and (w["hold"] == 1.0).all()
     assert np.isnan(w["pull"].iloc[0]) and (w["pull"].iloc[1:] == 0.1).all()
+
+
+def test_screen_charts_are_valid_and_interactive():
+    res = pd.DataFrame([{"run": f"falloff-adam-{s}", "seed": s, "net_removal": 0.1 * s,
+                         "raw_removal": 0.1 * s + 0.05, "kept": s > 4, "e1_share": 0.01 * s}
+                        for s in range(1, 9)])
+    for chart in (charts.removal_by_seed(res), charts.scatter(res, "e1_share", "net_removal",
+                                                              "x", "y", color="kept")):
+        spec = _spec(chart)
+        assert '"field": "run"' in spec and '"field": "seed"' in spec

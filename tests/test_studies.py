@@ -11,7 +11,7 @@ def test_studies_name_their_runs_and_share_twins_by_hash():
     seeds = [704, 705]
     counts = {s: len(study_runs(s, seeds)) for s in STUDIES}
     assert counts == {"control": 2, "split-anti-seeds": 6, "rotated-basis": 8,
-                      "reference-baseline": 4}
+                      "reference-baseline": 4, "loss-rate-screen": 4}
     hashes = {s: {c.hash for c in study_runs(s, seeds)} for s in STUDIES}
     assert hashes["control"] <= hashes["split-anti-seeds"]
     assert hashes["reference-baseline"] <= hashes["rotated-basis"]

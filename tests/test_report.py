@@ -1,0 +1,30 @@
+import pytest
+
+from anchorkit.report import at_least, count, loss_rate, paired, summary
+
+
+def test_summary_is_median_with_range_and_ignores_missing():
+    assert summary([0.1, 0.3, 0.2, float("nan")]) == "0.20 (0.10 to 0.30)"
+    assert summary([]) == "n/a"
+
+
+def test_count_and_paired_count_what_they_say():
+    assert count([True, False, True]) == "2 of 3"
+    assert paired([1, 2, 3], [0, 2, 4]) == "higher in 1, lower in 1 of 3 seeds"
+
+
+def test_loss_rate_interval_is_the_exact_binomial_one():
+    r = loss_rate([True] * 38 + [False] * 2)
+    assert (r["losses"], r["runs"], r["rate"]) == (2, 40, 0.05)
+    # Clopper-Pearson for 2 of 40, by the beta quantiles
+    from scipy.stats import beta
+    assert r["low"] == pytest.approx(beta.ppf(0.025, 2, 39))
+    assert r["high"] == pytest.approx(beta.ppf(0.975, 3, 38))
+    assert loss_rate([True] * 10)["low"] == 0.0
+
+
+def test_at_least_m_losses_in_n():
+    assert at_least(1, 8, 0.0) == 0.0
+    assert at_least(0, 8, 0.3) == pytest.approx(1.0)
+    assert at_least(1, 8, 0.1) == pytest.approx(1 - 0.9 ** 8)
+    assert at_least(2, 8, 0.1) == pytest.approx(1 - 0.9 ** 8 - 8 * 0.1 * 0.9 ** 7)
