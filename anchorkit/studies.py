@@ -251,7 +251,8 @@ def spikes_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def derived_tables(study: str, tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     """The study's tables read by its page: for rotated-basis the E2 and E3 tables (rotated
-    beside stored) and ``basis``; for reference-baseline ``spikes``, one row per stored run."""
+    beside stored) and ``basis``; for reference-baseline ``spikes``, one row per stored run; for
+    the loss-rate screen ``rate``."""
     out = {}
     if study == "rotated-basis":
         res = tables["results"]
@@ -287,7 +288,8 @@ def rate_table(results: pd.DataFrame, runs_per_study: int = 8) -> pd.DataFrame:
 # directions per forward in a sweep: one at a time is the fastest on this CPU (BENCHMARKS.md); the
 # predictions do not depend on it
 SWEEP_CHUNK = 1
-CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate")  # written as CSV too, for a person to read
+# tables written as CSV too, for a person to read
+CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate")
 SWEEPS = {"control": False, "split-anti-seeds": False, "rotated-basis": True,
           "reference-baseline": True, "loss-rate-screen": False}
 
