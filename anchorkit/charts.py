@@ -192,3 +192,32 @@ def scatter(df: pd.DataFrame, x: str, y: str, x_title: str, y_title: str, color:
         enc["color"] = alt.Color(f"{color}:N", legend=alt.Legend(orient="bottom"))
     return alt.Chart(df).mark_circle(size=45, opacity=0.8).encode(**enc).properties(
         width=320, height=220)
+
+
+def by_layer(layers: pd.DataFrame, measure: str, title: str):
+    """The essay: a layer measure's enrichment (final / initial) by layer, one line per run,
+    coloured by recipe, log scale."""
+    _require(layers, ["run", "seed", "recipe", "layer", "measure", "enrichment"], "by_layer")
+    df = layers[layers["measure"] == measure]
+    return alt.Chart(df).mark_line(point=True, strokeWidth=1, opacity=0.6).encode(
+        x=alt.X("layer:O", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("enrichment:Q", scale=alt.Scale(type="log"), title=title),
+        color=alt.Color("recipe:N", legend=alt.Legend(orient="bottom")), detail="run:N",
+        tooltip=["run:N", "seed:Q", "layer:O", alt.Tooltip("enrichment:Q", format=".2f")],
+    ).properties(width=260, height=200)
+
+
+def strip(df: pd.DataFrame, category: str, value: str, title: str, log: bool = False):
+    """One dot per item, jittered within its category, with the category's median as a tick."""
+    _require(df, ["run", "seed", category, value], "strip")
+    y = alt.Y(f"{value}:Q", title=title,
+              scale=alt.Scale(type="symlog", constant=1e-3) if log else alt.Undefined)
+    dots = alt.Chart().mark_circle(size=14, opacity=0.5).encode(
+        x=alt.X(f"{category}:N", title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("jitter:Q"), y=y, color=alt.Color(f"{category}:N", legend=None),
+        tooltip=["run:N", "seed:Q", f"{category}:N", alt.Tooltip(f"{value}:Q", format=".3f")],
+    ).transform_calculate(jitter="random()")
+    median = alt.Chart().mark_tick(color="black", size=30, thickness=2).encode(
+        x=alt.X(f"{category}:N"), y=f"median({value}):Q",
+        tooltip=[f"{category}:N", alt.Tooltip(f"median({value}):Q", format=".3f")])
+    return alt.layer(dots, median, data=df).properties(width=260, height=200)

@@ -441,3 +441,65 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
         write_json(where / "provenance.json",
                    provenance(study, seeds, profile, runs, time.perf_counter() - t0, source))
     return out
+
+
+# ---------------------------------------------------------------------- the essay's measurements
+ESSAY = "geometry-of-anchors"
+ESSAY_STUDIES = ("control", "split-anti-seeds", "rotated-basis", "reference-baseline")
+
+
+def essay_runs(seeds, profile: str = "paper", epochs: int | None = None, store=None
+               ) -> list[RunConfig]:
+    """Every finished run of the paper's studies at these seeds (the essay measures what is
+    stored; it trains nothing)."""
+    from anchorkit.store import RunStore
+
+    store = store if store is not None else RunStore()
+    out: dict[str, RunConfig] = {}
+    for s in ESSAY_STUDIES:
+        for c in study_runs(s, seeds, profile, epochs):
+            if store.has_final(c):
+                out.setdefault(c.hash, c)
+    return list(out.values())
+
+
+def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, reports_dir=None,
+                 store=None, device: str = "cpu", progress: bool = True, reuse: bool = False
+                 ) -> dict[str, pd.DataFrame]:
+    """The essay's measurements (SPEC §10) on every stored run at these seeds, initial and final
+    weights: ``heads`` (per head), ``layers`` (per layer and measure, W_OV and W_QK) and
+    ``correlations`` (initial value content against change), written to
+    ``reports_dir/geometry-of-anchors/`` with ``provenance.json``."""
+    import time
+    from pathlib import Path
+
+    from anchorkit import geometry
+    from anchorkit.store import RunStore, write_json, write_table
+
+    t0 = time.perf_counter()
+    source = source_state()
+    seeds = check_seeds(seeds)
+    store = store if store is not None else RunStore()
+    runs = essay_runs(seeds, profile, epochs, store)
+    if not runs:
+        raise ValueError(f"no finished runs at seeds {seeds} ({profile}) in {store.root}")
+    where = Path(reports_dir) / ESSAY if reports_dir is not None else None
+    if reuse and where is not None and written_for(where, ESSAY, seeds, profile, runs):
+        return read_tables(where)
+    trained = train(runs, store, device=device, progress=False)  # all finished: loads them
+    iterator = trained
+    if progress:
+        from tqdm.std import tqdm
+        iterator = tqdm(trained, desc="measuring heads")
+    heads = pd.concat([geometry.head_table([r], device=device) for r in iterator],
+                      ignore_index=True)
+    layers = pd.concat([geometry.layer_table(trained, kind=k, device=device)
+                        for k in geometry.MAP_KINDS], ignore_index=True)
+    out = {"heads": heads, "layers": layers,
+           "correlations": geometry.change_correlations(heads)}
+    if where is not None:
+        for name, df in out.items():
+            write_table(where / f"{name}.parquet", df, csv=name == "correlations")
+        write_json(where / "provenance.json",
+                   provenance(ESSAY, seeds, profile, runs, time.perf_counter() - t0, source))
+    return out

@@ -83,3 +83,15 @@ def test_screen_charts_are_valid_and_interactive():
                                                               "x", "y", color="kept")):
         spec = _spec(chart)
         assert '"field": "run"' in spec and '"field": "seed"' in spec
+
+
+def test_essay_charts_are_valid_and_interactive():
+    layers = pd.DataFrame([{"run": f"r{s}", "seed": s, "recipe": "control", "layer": l,
+                            "measure": "head_heterogeneity", "enrichment": 1.0 + l}
+                           for s in range(3) for l in range(4)])
+    heads = pd.DataFrame([{"run": f"r{s}", "seed": s, "class": c, "value_content": 0.1 * s}
+                          for s in range(3) for c in ("anchor", "worker")])
+    for chart in (charts.by_layer(layers, "head_heterogeneity", "x"),
+                  charts.strip(heads, "class", "value_content", "v", log=True)):
+        spec = _spec(chart)
+        assert '"field": "run"' in spec and '"field": "seed"' in spec

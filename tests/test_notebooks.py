@@ -51,3 +51,24 @@ def test_source_notebooks_are_stored_clean_with_a_parameters_cell():
         assert all(not c.get("outputs") and c.get("execution_count") is None for c in code), nb_path
         tagged = [c for c in code if "parameters" in c.get("metadata", {}).get("tags", [])]
         assert len(tagged) == 1, nb_path
+
+
+def test_essay_notebook_measures_every_head_of_every_stored_run(tmp_path):
+    from anchorkit.store import RunStore
+    from anchorkit.studies import run_config
+    from anchorkit.train import train
+
+    store = tmp_path / "store"
+    runs = [run_config(712, r, "adam", "quick", epochs=1) for r in ("control", "falloff")]
+    train(runs, RunStore(store), progress=False)
+    reports = tmp_path / "reports"
+    notebook = ROOT / "notebooks" / "geometry-of-anchors.ipynb"
+    cmd = [sys.executable, "-m", "papermill", str(notebook), str(tmp_path / "out.ipynb"),
+           "-y", "seeds: [712]", "-p", "profile", "quick", "-p", "epochs", "1",
+           "-p", "reports_dir", str(reports), "-p", "store_dir", str(store),
+           "--cwd", str(notebook.parent), "--no-progress-bar"]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    heads = pd.read_parquet(reports / "geometry-of-anchors" / "heads.parquet")
+    per_run = heads.groupby(["run", "stage"]).size()
+    assert set(heads["run"]) == {c.name for c in runs}
+    assert (per_run == 16).all() and len(per_run) == 4  # 4 blocks x 4 heads, initial and final
