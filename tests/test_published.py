@@ -4,6 +4,7 @@ every committed run learned every op (SPEC §6)."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -50,4 +51,9 @@ def test_published_weights_reproduce_a_committed_row():
     row = committed[committed["run"] == pair.anchored.name].iloc[0]
     common = [c for c in got.index if c in row.index]
     assert len(common) > 40
-    pd.testing.assert_series_equal(got[common], row[common], check_names=False)
+    numeric = [c for c in common if isinstance(row[c], (float, np.floating))]
+    exact = [c for c in common if c not in numeric]
+    assert {c: got[c] for c in exact} == {c: row[c] for c in exact}
+    # the tables were measured on one thread; another thread count may round matmuls differently
+    np.testing.assert_allclose(got[numeric].astype(float), row[numeric].astype(float),
+                               rtol=1e-5, atol=1e-7)
