@@ -17,6 +17,7 @@ from tests.browser import Browser, chromium
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = "book/studies/rotated-basis.html"
 SUPPORTING = "book/studies/control.html"
+ESSAY = "book/studies/geometry-of-anchors.html"
 # console noise that is not an error of ours: sphinx-thebe's config script is emitted twice, and
 # the theme finds no stored light/dark mode on a file:// page
 KNOWN_CONSOLE = ("THEBE_JS_URL", "invalid theme mode")
@@ -64,6 +65,21 @@ def test_every_chart_draws_offline_and_nothing_fails_to_load(html, browser, page
     drawn = "[...document.querySelectorAll('.vega-embed')].every(e => e.querySelector('svg'))"
     assert browser.wait_for(drawn), "a chart did not draw its SVG"
     assert browser.js("document.body.innerText.includes('Error loading script')") is False
+    assert _errors(browser) == []
+
+
+def test_the_essay_page_draws_its_charts_or_says_it_is_not_computed(html, browser):
+    from scripts.execute_studies import computed
+
+    browser.console.clear()
+    browser.failed.clear()
+    browser.open(html / ESSAY)
+    if not computed("geometry-of-anchors"):
+        assert browser.js("document.body.innerText.includes('are not in')")
+        return
+    assert browser.js("document.querySelectorAll('.vega-embed').length") >= 4
+    drawn = "[...document.querySelectorAll('.vega-embed')].every(e => e.querySelector('svg'))"
+    assert browser.wait_for(drawn), "a chart did not draw its SVG"
     assert _errors(browser) == []
 
 
