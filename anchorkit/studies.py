@@ -289,7 +289,7 @@ def rate_table(results: pd.DataFrame, runs_per_study: int = 8) -> pd.DataFrame:
 # predictions do not depend on it
 SWEEP_CHUNK = 1
 # tables written as CSV too, for a person to read
-CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate")
+CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate", "correlations")
 SWEEPS = {"control": False, "split-anti-seeds": False, "rotated-basis": True,
           "reference-baseline": True, "loss-rate-screen": False}
 
@@ -409,7 +409,7 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     import time
     from pathlib import Path
 
-    from anchorkit.store import RunStore, write_json, write_table
+    from anchorkit.store import RunStore
 
     t0 = time.perf_counter()
     source = source_state()
@@ -435,12 +435,21 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     out["trajectories"] = pd.concat([trained[c.hash].trajectory for c in runs], ignore_index=True)
     out.update(derived_tables(study, out))
     if reports_dir is not None:
-        where = Path(reports_dir) / study
-        for name, df in out.items():
-            write_table(where / f"{name}.parquet", df, csv=name in CSV_TABLES)
-        write_json(where / "provenance.json",
-                   provenance(study, seeds, profile, runs, time.perf_counter() - t0, source))
+        write_study(Path(reports_dir) / study, out, study, seeds, profile, runs,
+                    time.perf_counter() - t0, source)
     return out
+
+
+def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profile: str,
+                runs, wall_s: float, source: dict) -> None:
+    """Write a study's tables atomically to ``where`` (Parquet; CSV beside those in
+    ``CSV_TABLES``), then its ``provenance.json``."""
+    from anchorkit.store import write_json, write_table
+
+    for name, df in tables.items():
+        write_table(where / f"{name}.parquet", df, csv=name in CSV_TABLES)
+    write_json(where / "provenance.json",
+               provenance(study, seeds, profile, runs, wall_s, source))
 
 
 # ---------------------------------------------------------------------- the essay's measurements
@@ -474,7 +483,7 @@ def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, repor
     from pathlib import Path
 
     from anchorkit import geometry
-    from anchorkit.store import RunStore, write_json, write_table
+    from anchorkit.store import RunStore
 
     t0 = time.perf_counter()
     source = source_state()
@@ -498,8 +507,5 @@ def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, repor
     out = {"heads": heads, "layers": layers,
            "correlations": geometry.change_correlations(heads)}
     if where is not None:
-        for name, df in out.items():
-            write_table(where / f"{name}.parquet", df, csv=name == "correlations")
-        write_json(where / "provenance.json",
-                   provenance(ESSAY, seeds, profile, runs, time.perf_counter() - t0, source))
+        write_study(where, out, ESSAY, seeds, profile, runs, time.perf_counter() - t0, source)
     return out
