@@ -94,3 +94,24 @@ def at_least(m: int, n: int, rate: float) -> float:
     from scipy.stats import binom
 
     return float(binom.sf(m - 1, n, rate))
+
+
+def screen_scope(rate: pd.DataFrame | None) -> str:
+    """The report's scope sentence on lost anchors, from the loss-rate screen's ``rate`` table
+    (its net-removal row), or, without one, a sentence that makes no claim."""
+    if rate is None:
+        return ("The loss-rate screen that would provide it has not been run yet, so this page "
+                "makes no claim that a given number of losses is, or is not, an effect of the "
+                "rotation.")
+    r = rate.set_index("rule").loc["net removal"]
+    n = int(r["study_runs"])
+
+    def p(m: int) -> str:
+        return (f"{r[f'p_at_least_{m}']:.2f} ({r[f'p_at_least_{m}_low']:.2f} to "
+                f"{r[f'p_at_least_{m}_high']:.2f})")
+
+    return (f"The loss-rate screen ({int(r['runs'])} seeds of falloff under plain Adam, "
+            f"{int(r['losses'])} lost) puts the loss rate at {r['rate']:.3f} (exact 95% interval "
+            f"{r['low']:.3f} to {r['high']:.3f}); at that rate {n} runs show at least one loss "
+            f"with probability {p(1)}, at least two with {p(2)} and at least three with {p(3)} "
+            "(in brackets: at the interval's ends).")

@@ -28,3 +28,19 @@ def test_at_least_m_losses_in_n():
     assert at_least(0, 8, 0.3) == pytest.approx(1.0)
     assert at_least(1, 8, 0.1) == pytest.approx(1 - 0.9 ** 8)
     assert at_least(2, 8, 0.1) == pytest.approx(1 - 0.9 ** 8 - 8 * 0.1 * 0.9 ** 7)
+
+
+def test_screen_scope_reads_the_net_removal_row_of_the_rate_table():
+    import pandas as pd
+
+    from anchorkit.report import screen_scope
+    from anchorkit.studies import rate_table
+
+    results = pd.DataFrame({"kept": [True] * 38 + [False] * 2,
+                            "kept_raw": [True] * 35 + [False] * 5})
+    text = screen_scope(rate_table(results))
+    assert "40 seeds" in text and "2 lost" in text and "0.050" in text  # net rule, not raw
+    r = loss_rate(results["kept"])
+    assert f"{r['low']:.3f} to {r['high']:.3f}" in text
+    assert f"at least two with {at_least(2, 8, 0.05):.2f}" in text
+    assert "no claim" in screen_scope(None) and "no claim" not in text
