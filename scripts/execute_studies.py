@@ -35,10 +35,22 @@ def computed(study: str) -> bool:
                        study_runs(study, seeds, "paper"))
 
 
+def title(study: str) -> str:
+    """The first heading of the study's notebook (its page title), else the study's name."""
+    import json
+
+    for cell in json.loads((ROOT / "notebooks" / f"{study}.ipynb").read_text())["cells"]:
+        first = "".join(cell["source"]).split("\n", 1)[0]
+        if cell["cell_type"] == "markdown" and first.startswith("# "):
+            return first[2:].strip()
+    return study
+
+
 def not_computed_page(study: str) -> str:
-    return (f"# {study}\n\nThe paper-scale tables of this study are not in `reports/{study}/` "
-            "yet, so this page has nothing to show. To compute them (training the runs that are "
-            "not in the run store or in `published/`, then measuring):\n\n```bash\n"
+    return (f"# {title(study)}\n\nThe paper-scale tables of this study are not in "
+            f"`reports/{study}/` yet, so this page has nothing to show. To compute them (training "
+            "the runs that are not in the run store or in `published/`, then measuring; "
+            "`BENCHMARKS.md` says how long that takes):\n\n```bash\n"
             f"python -m scripts.execute_studies --compute {study}\n```\n")
 
 
