@@ -16,7 +16,7 @@ from anchorkit.task import OPS
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 # the studies whose paper-scale tables are committed (the report's must be)
 COMMITTED = [s for s in STUDIES if (REPORTS / s / "provenance.json").exists()]
-# those at the paper's seeds publish their weights (the loss-rate screen's 96 runs are not: too big)
+# those at the paper's seeds publish their weights (the loss-rate screen's 80 runs are not: too big)
 AT_PAPER_SEEDS = [s for s in COMMITTED if DEFAULT_SEEDS[s] == PAPER_SEEDS]
 
 
