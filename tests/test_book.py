@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORT = "book/studies/rotated-basis.html"
 SUPPORTING = "book/studies/control.html"
 ESSAY = "book/studies/geometry-of-anchors.html"
+SCREEN = "book/studies/loss-rate-screen.html"
 # console noise that is not an error of ours: sphinx-thebe's config script is emitted twice, and
 # the theme finds no stored light/dark mode on a file:// page
 KNOWN_CONSOLE = ("THEBE_JS_URL", "invalid theme mode")
@@ -68,16 +69,19 @@ def test_every_chart_draws_offline_and_nothing_fails_to_load(html, browser, page
     assert _errors(browser) == []
 
 
-def test_the_essay_page_draws_its_charts_or_says_it_is_not_computed(html, browser):
+@pytest.mark.parametrize("study, page, min_charts", [("geometry-of-anchors", ESSAY, 4),
+                                                      ("loss-rate-screen", SCREEN, 2)])
+def test_a_page_of_many_runs_draws_its_charts_or_says_it_is_not_computed(html, browser, study,
+                                                                         page, min_charts):
     from scripts.execute_studies import computed
 
     browser.console.clear()
     browser.failed.clear()
-    browser.open(html / ESSAY)
-    if not computed("geometry-of-anchors"):
+    browser.open(html / page)
+    if not computed(study):
         assert browser.js("document.body.innerText.includes('are not in')")
         return
-    assert browser.js("document.querySelectorAll('.vega-embed').length") >= 4
+    assert browser.js("document.querySelectorAll('.vega-embed').length") >= min_charts
     drawn = "[...document.querySelectorAll('.vega-embed')].every(e => e.querySelector('svg'))"
     assert browser.wait_for(drawn), "a chart did not draw its SVG"
     assert _errors(browser) == []
