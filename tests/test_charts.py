@@ -83,6 +83,7 @@ def test_screen_charts_are_valid_and_interactive():
                                                               "x", "y", color="kept")):
         spec = _spec(chart)
         assert '"field": "run"' in spec and '"field": "seed"' in spec
+    assert "random()" not in _spec(charts.removal_by_seed(res))  # the dots sit still between loads
 
 
 def test_essay_charts_are_valid_and_interactive():
