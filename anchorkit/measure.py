@@ -14,15 +14,25 @@ from anchorkit.recipes import alignment
 from anchorkit.task import DIFFERENCE, OPS, Batch, n_numbers, positions
 
 
+def _predictions_from_logits(model: Transformer, logits: torch.Tensor) -> torch.Tensor:
+    return logits[:, :, positions(model.task).query, : n_numbers(model.task)].argmax(-1)
+
+
 def _scores_from_logits(model: Transformer, logits: torch.Tensor, batch: Batch) -> torch.Tensor:
-    q = positions(model.task).query
-    return scores_of_predictions(logits[:, :, q, : n_numbers(model.task)].argmax(-1), batch)
+    return scores_of_predictions(_predictions_from_logits(model, logits), batch)
 
 
 def _alignment_from_slices(model: Transformer, slices, batch: Batch):
     alpha = alignment(torch.stack(slices))[..., positions(model.task).example_answers]  # S,E,B,k
     is_diff = batch.ops == DIFFERENCE
     return alpha[:, :, is_diff].mean((-1, -2)).T, alpha[:, :, ~is_diff].mean((-1, -2)).T
+
+
+@torch.inference_mode()
+def query_predictions(model: Transformer, batch: Batch, hooks: dict[int, Hook] | None = None
+                      ) -> torch.Tensor:
+    """The query answer of every context (E, B): argmax over the number tokens at the final '='."""
+    return _predictions_from_logits(model, model(batch.tokens, hooks=hooks))
 
 
 @torch.inference_mode()
@@ -55,15 +65,28 @@ def last_slice_states(model: Transformer, batch: Batch) -> torch.Tensor:
     return x.reshape(x.shape[0], -1, x.shape[-1])
 
 
-def energy_shares(states: torch.Tensor, basis: torch.Tensor) -> torch.Tensor:
+def energy_shares(states: torch.Tensor, basis: torch.Tensor, where: torch.Tensor | None = None
+                  ) -> torch.Tensor:
     """Energy share of each basis vector (E, n): mean (x·b)² over the sum of the same over the basis.
 
-    ``states`` is (E, N, D); ``basis`` is (n, D) or one per run (E, n, D), orthonormal rows.
+    ``states`` is (E, N, D); ``basis`` is (n, D) or one per run (E, n, D), orthonormal rows;
+    ``where`` (N,) bool, if given, keeps only those positions (the syntax tokens, say).
     """
+    if where is not None:
+        states = states[:, where]
     if basis.dim() == 2:
         basis = basis.unsqueeze(0).expand(states.shape[0], -1, -1)
     energy = (states @ basis.transpose(1, 2)).pow(2).mean(1)
     return energy / energy.sum(1, keepdim=True)
+
+
+def syntax_positions(task, batch: Batch) -> torch.Tensor:
+    """(B·T,) bool: the positions holding a syntax token (``?``, ``,``, ``=``, ``⏎``), flattened
+    in the order of ``last_slice_states``."""
+    from anchorkit.task import SYNTAX, token_id
+
+    ids = torch.tensor([token_id(task, sym) for sym in SYNTAX])
+    return torch.isin(batch.tokens.flatten(), ids.to(batch.tokens.device))
 
 
 def syntax_cosines(model: Transformer, basis: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -134,8 +157,51 @@ def edited_scores(model: Transformer, batch: Batch, directions: torch.Tensor, do
 OTHER_OPS = [j for j in range(len(OPS)) if j != DIFFERENCE]
 
 
+def null_of_other_ops(predicted: torch.Tensor, batch: Batch) -> torch.Tensor:
+    """null(op) (…, n_ops): the level of a model that computes another op. On the probe contexts
+    of every other op, the share whose query answer (``predicted``, (…, B)) equals this op's
+    answer on the query's operands. A run that does another op instead of this one scores about
+    this much on it, so a removal measured against it reaches 1 there and not beyond."""
+    from anchorkit.task import apply_op
+
+    a, b = batch.a[:, -1], batch.b[:, -1]
+    out = []
+    for op in range(len(OPS)):
+        others = batch.ops != op
+        answer = apply_op(torch.full_like(a, op), a, b)
+        out.append((predicted[..., others] == answer[others]).float().mean(-1))
+    return torch.stack(out, dim=-1)
+
+
+def contexts_per_op(batch: Batch) -> torch.Tensor:
+    """How many probe contexts each op has (n_ops,)."""
+    return torch.stack([(batch.ops == op).sum() for op in range(len(OPS))])
+
+
+OVER_REMOVAL_Z = 2.0  # standard errors: "beyond sampling error"
+
+
+def removal_error(null: torch.Tensor, spans: torch.Tensor, n_scored: torch.Tensor,
+                  n_null: torch.Tensor, z: float = OVER_REMOVAL_Z) -> torch.Tensor:
+    """How far above 1 a removal can sit by sampling alone: z standard errors of (edited score −
+    null) for a run whose edited score *is* the null (binomial, ``n_scored`` contexts of the op
+    and ``n_null`` contexts of the other ops), in units of the span."""
+    se = (null * (1 - null) * (1 / n_scored + 1 / n_null)).sqrt()
+    return z * se / spans
+
+
+def over_removal(edited: torch.Tensor, null: torch.Tensor, n_scored: torch.Tensor,
+                 n_null: torch.Tensor, z: float = OVER_REMOVAL_Z) -> torch.Tensor:
+    """Over-removal: the edited score fell below the null by more than sampling error (z
+    standard errors, as in ``removal_error``): the edit did not just stop the op, it steers the
+    run away from the op's answers. Where the span is positive this is removal > 1 + error."""
+    se = (null * (1 - null) * (1 / n_scored + 1 / n_null)).sqrt()
+    return edited < null - z * se
+
+
 def span(clean: torch.Tensor, null: torch.Tensor) -> torch.Tensor:
-    """span(op) = clean − null: what the examples' evidence is worth to the op's score."""
+    """span(op) = clean − null: what the op's score stands above a model doing another op (or,
+    with the evidence null, above the run with the examples' evidence gone)."""
     return clean - null
 
 
@@ -202,10 +268,20 @@ def landing(predicted: torch.Tensor, batch: Batch) -> torch.Tensor:
 
 
 # ---------------------------------------------------------------------- basis
-def spike(shares: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The spike (index of the basis vector with the largest energy share) and its share."""
-    values, index = shares.max(-1)
-    return index, values
+SPIKE_RATIO = 2.0  # a top share at least this many times the second is a spike
+
+
+def spike(syntax_shares: torch.Tensor, exclude: int | None = None
+          ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The spike along a basis: the basis vector with the largest energy share over the syntax
+    positions (``syntax_shares``, (…, n)), never ``exclude`` (e₁ in an anchored run, where the
+    anchor puts energy by design). Returns its index and whether it is a spike at all: its share
+    at least ``SPIKE_RATIO`` times the second largest. A flat spectrum has no spike."""
+    s = syntax_shares.clone()
+    if exclude is not None:
+        s[..., exclude] = float("-inf")
+    top = s.topk(2, dim=-1)
+    return top.indices[..., 0], top.values[..., 0] >= SPIKE_RATIO * top.values[..., 1]
 
 
 def cos_e1(basis: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
@@ -229,9 +305,13 @@ def kurtosis(states: torch.Tensor, basis: torch.Tensor) -> torch.Tensor:
     return (m4 / m2.pow(2)).mean(-1)
 
 
-def moved(spike_anchored: torch.Tensor, spike_control: torch.Tensor) -> torch.Tensor:
-    """Whether the anchored run's spike is a different basis vector from the control's."""
-    return spike_anchored != spike_control
+def moved(spike_anchored: int, spike_control: int, anchored_has: bool, control_has: bool
+          ) -> bool | None:
+    """Whether the anchored run's spike is a different basis vector from the control's; None
+    (undefined) unless both runs have a spike."""
+    if not (anchored_has and control_has):
+        return None
+    return int(spike_anchored) != int(spike_control)
 
 
 def linear_probe_accuracy(features: torch.Tensor, labels: torch.Tensor, steps: int = 200,

@@ -26,6 +26,16 @@ def count(flags) -> str:
     return f"{int(f.sum())} of {len(f)}"
 
 
+def count_defined(flags, undefined: str = "no spike") -> str:
+    """``k of n`` for a boolean column that may be undefined (NA) on some rows, which are left
+    out of n and counted apart: ``k of n (m with no spike)``."""
+    f = pd.Series(flags, dtype="boolean")
+    n = int(f.notna().sum())
+    text = f"{int(f.fillna(False).sum())} of {n}"
+    missing = len(f) - n
+    return text + (f" ({missing} with {undefined})" if missing else "")
+
+
 def provenance_block(prov: Mapping) -> str:
     """A short Markdown block saying what produced a study's tables."""
     commit = (prov.get("commit") or "unknown")[:10]
@@ -47,8 +57,9 @@ def captioned(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: s
     numbers formatted, with a caption, as a pandas Styler."""
     out = df[list(headers)].rename(columns=dict(headers))
     numeric = [h for c, h in headers.items() if pd.api.types.is_float_dtype(df[c])]
+    other = [h for h in out.columns if h not in numeric]
     return (out.style.hide(axis="index").format(fmt, subset=numeric, na_rep="–")
-            .set_caption(caption))
+            .format(subset=other, na_rep="–").set_caption(caption))
 
 
 def pearson(x, y) -> tuple[float, int]:
@@ -96,9 +107,23 @@ def at_least(m: int, n: int, rate: float) -> float:
     return float(binom.sf(m - 1, n, rate))
 
 
-def screen_scope(rate: pd.DataFrame | None) -> str:
+def measured_before_bounded_removal(results: pd.DataFrame) -> bool:
+    """Whether a study's ``results`` table predates removal against the null of another op (it
+    has no over-removal column): its removals are ratios to the evidence null."""
+    return "over_removal" not in results.columns
+
+
+EARLIER_DEFINITIONS = (
+    "This screen's tables were measured before removal was taken against the null of another op "
+    "and before the spike needed to stand out: its removals are ratios to the evidence null and "
+    "its spike is the largest-share axis. Its runs' weights are not in the repository (too large "
+    "to publish), so re-measuring it means retraining them.")
+
+
+def screen_scope(rate: pd.DataFrame | None, earlier_definitions: bool = False) -> str:
     """The report's scope sentence on lost anchors, from the loss-rate screen's ``rate`` table
-    (its net-removal row), or, without one, a sentence that makes no claim."""
+    (its net-removal row), or, without one, a sentence that makes no claim; with
+    ``earlier_definitions`` it says that the screen was measured under the earlier ones."""
     if rate is None:
         return ("The loss-rate screen that would provide it has not been run yet, so this page "
                 "makes no claim that a given number of losses is, or is not, an effect of the "
@@ -114,4 +139,6 @@ def screen_scope(rate: pd.DataFrame | None) -> str:
             f"{int(r['losses'])} lost) puts the loss rate at {r['rate']:.3f} (exact 95% interval "
             f"{r['low']:.3f} to {r['high']:.3f}); at that rate {n} runs show at least one loss "
             f"with probability {p(1)}, at least two with {p(2)} and at least three with {p(3)} "
-            "(in brackets: at the interval's ends).")
+            "(in brackets: at the interval's ends)." + (
+                " These counts use the earlier removal, against the evidence null "
+                "(see the screen's page)." if earlier_definitions else ""))

@@ -13,8 +13,9 @@ Two more places are read:
   configuration of the paper's runs (no initial weights: they are re-derived from the seed). A
   run found there counts as finished, so a fresh clone measures the paper's runs without
   retraining. The store's own directory comes first.
-- ``<root>/measures/<key>/``: a cache of measured tables, keyed by what produced them (the runs'
-  hashes and the measuring code), so that two studies sharing a pair measure it once.
+- ``<root>/predictions/<key>.safetensors``: a run's cached query answers, clean and edited
+  (``anchorkit.predictions``), keyed by its hash and the code that makes them, so that runs shared
+  between studies are swept once and a measure's definition can change without a sweep.
 """
 
 from __future__ import annotations
@@ -159,25 +160,20 @@ class RunStore:
             atomic_write(dst / name, lambda p, data=data: p.write_bytes(data))
         return dst
 
-    # ------------------------------------------------------------------ measured tables
-    def load_measures(self, key: str) -> dict[str, pd.DataFrame] | None:
-        """The tables cached under ``key``, or None when there are none (or they are unfinished)."""
-        d = self.root / "measures" / key
-        try:
-            names = json.loads((d / "tables.json").read_text())
-            return {n: pd.read_parquet(d / f"{n}.parquet") for n in names}
-        except FileNotFoundError:
+    # ------------------------------------------------------------------ cached answers
+    def load_predictions(self, key: str) -> dict[str, torch.Tensor] | None:
+        """The answers cached under ``key`` (``anchorkit.predictions``), or None when there are none."""
+        f = self.root / "predictions" / f"{key}.safetensors"
+        if not f.exists():
             return None
+        try:
+            return load_file(f)
         except Exception as e:  # noqa: BLE001
-            raise StoreError(f"{d}: cannot load cached measures ({e})") from None
+            raise StoreError(f"{f}: cannot load cached predictions ({e})") from None
 
-    def save_measures(self, key: str, tables: dict[str, pd.DataFrame]) -> None:
-        """Cache tables under ``key``; the list of tables is written last, so a half-written
-        entry is never read."""
-        d = self.root / "measures" / key
-        for name, df in tables.items():
-            write_table(d / f"{name}.parquet", df)
-        write_json(d / "tables.json", sorted(tables))
+    def save_predictions(self, key: str, tensors: dict[str, torch.Tensor]) -> None:
+        atomic_write(self.root / "predictions" / f"{key}.safetensors",
+                     lambda p: save_file(_contiguous(tensors), p))
 
     # ------------------------------------------------------------------ checkpoints
     def save_checkpoint(self, cfg: RunConfig, payload: dict) -> None:

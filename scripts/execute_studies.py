@@ -4,7 +4,10 @@
 Each notebook reads the tables already in ``reports/<study>/`` when they hold exactly its runs
 (the committed paper-scale tables), so this takes seconds. A study whose paper-scale tables are
 not there is not executed (that would mean hours of training and measuring): its page says so
-and names the command that computes it, unless ``--compute`` is given.
+and names the command that computes it, unless ``--compute`` is given. With ``--compute`` the
+named studies are (re)computed from their runs (trained, loaded from the store or from
+``published/``) and their answers (cached in the run store), even where tables are committed:
+after a change to a measure, this re-derives the tables without retraining.
 
 usage: python -m scripts.execute_studies [--compute] [study ...]
 """
@@ -59,6 +62,8 @@ def main(argv=None) -> None:
     compute = "--compute" in args
     args = [a for a in args if a != "--compute"]
     names = list(STUDIES) + [ESSAY] + list(PAGES_ONLY)
+    if compute and not args:
+        raise SystemExit("--compute: name the studies to compute (it retrains what is not stored)")
     studies = args or names
     unknown = [s for s in studies if s not in names]
     if unknown:
@@ -75,7 +80,8 @@ def main(argv=None) -> None:
             print(f"{study}: no paper-scale tables in reports/{study}/; page says so")
             continue
         pm.execute_notebook(ROOT / "notebooks" / f"{study}.ipynb", PAGES / f"{study}.ipynb",
-                            parameters={} if study in PAGES_ONLY else {"progress": False},
+                            parameters={} if study in PAGES_ONLY else
+                            {"progress": False, "reuse": not compute},
                             cwd=str(ROOT / "notebooks"),
                             progress_bar=False)
         hide_injected_parameters(PAGES / f"{study}.ipynb")

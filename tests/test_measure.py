@@ -5,11 +5,12 @@ import torch
 
 from anchorkit import ModelConfig, TaskConfig
 from anchorkit.edit import coordinate_axes, e1, projection_edit, random_directions, rotated_axes
-from anchorkit.measure import (cos_e1, direction_cost, drop, edited_predictions, edited_scores,
-                               energy_shares, kept, kurtosis, landing, last_slice_states, moved,
-                               op_scores, other_ops_drop, reference_baseline, removal,
-                               scores_of_predictions, span, spike, spill, syntax_cosines,
-                               task_change)
+from anchorkit.measure import (contexts_per_op, cos_e1, direction_cost, drop, edited_predictions,
+                               edited_scores, energy_shares, kept, kurtosis, landing,
+                               last_slice_states, moved, null_of_other_ops, op_scores,
+                               other_ops_drop, over_removal, reference_baseline, removal,
+                               removal_error, scores_of_predictions, span, spike, spill,
+                               syntax_cosines, syntax_positions, task_change)
 from anchorkit.model import Transformer, haar_rotation, residual_axis
 from anchorkit.task import DIFFERENCE, OPS, apply_op, probe_set, token_id
 
@@ -110,15 +111,122 @@ def test_planted_spike_is_found_with_its_share_and_kurtosis():
     planted = states.clone()
     planted[..., 7] += 20.0
     shares = energy_shares(planted, coordinate_axes(64))
-    index, share = spike(shares)
-    assert int(index) == 7 and 0.8 < float(share) < 0.9  # 400 / (400 + 64) ≈ 0.86
+    index, has = spike(shares)
+    assert int(index) == 7 and bool(has)
+    assert 0.8 < float(shares[0, 7]) < 0.9  # 400 / (400 + 64) ≈ 0.86
     assert float(kurtosis(planted, coordinate_axes(64))) > 40
     # in a random rotated basis the same energy spreads out
     R = haar_rotation(5, 64)
     assert float(energy_shares(planted, rotated_axes(R)).max()) < 0.3
     assert float(cos_e1(coordinate_axes(64), index)) == 0.0
     assert float(cos_e1(coordinate_axes(64), torch.tensor(0))) == 1.0
-    assert bool(moved(torch.tensor(7), torch.tensor(3))) and not bool(moved(index, torch.tensor(7)))
+
+
+def test_a_flat_spectrum_has_no_spike():
+    """The argmax of a flat spectrum is some axis; it is not a spike."""
+    g = torch.Generator().manual_seed(2)
+    shares = energy_shares(torch.randn(3, 4000, 64, generator=g), coordinate_axes(64))
+    index, has = spike(shares)
+    assert not has.any()
+    # a leader at 1.5 times the second is not one either; at 2 times it is
+    shares = torch.full((64,), 1.0)
+    shares[5] = 1.5
+    assert not bool(spike(shares)[1])
+    shares[5] = 2.0
+    assert bool(spike(shares)[1]) and int(spike(shares)[0]) == 5
+
+
+def test_an_anchored_run_never_reports_e1_as_its_spike():
+    """The anchor puts energy on e₁ by design: excluded, the spike is the next axis if that one
+    stands out, else there is none."""
+    shares = torch.full((64,), 1.0)
+    shares[0], shares[9] = 12.0, 4.0
+    index, has = spike(shares, exclude=0)
+    assert (int(index), bool(has)) == (9, True)
+    assert int(spike(shares)[0]) == 0  # what the old argmax called the spike
+    shares[9] = 1.0
+    assert not bool(spike(shares, exclude=0)[1])
+
+
+def test_the_spike_is_found_at_the_syntax_positions(probe):
+    """Energy planted only at number positions makes no syntax spike; at `=` it does."""
+    B, T = probe.clean.tokens.shape
+    g = torch.Generator().manual_seed(3)
+    states = torch.randn(1, B * T, 64, generator=g)
+    at_syntax = syntax_positions(TASK, probe.clean)
+    eq = (probe.clean.tokens == token_id(TASK, "=")).flatten()
+    numbers = states.clone()
+    numbers[0, ~at_syntax, 11] += 10.0
+    assert int(spike(energy_shares(numbers, coordinate_axes(64)))[0]) == 11
+    assert not bool(spike(energy_shares(numbers, coordinate_axes(64), at_syntax))[1])
+    syntax = states.clone()
+    syntax[0, eq, 11] += 10.0
+    index, has = spike(energy_shares(syntax, coordinate_axes(64), at_syntax))
+    assert (int(index), bool(has)) == (11, True)
+
+
+def test_moved_is_undefined_without_two_spikes():
+    assert moved(7, 3, True, True) is True and moved(7, 7, True, True) is False
+    assert moved(7, 3, True, False) is None and moved(7, 3, False, True) is None
+
+
+BIG = TaskConfig(probe_per_op=512)
+
+
+def answers_as(op_of_context: torch.Tensor, batch) -> torch.Tensor:
+    """The query answers of a model that does ``op_of_context`` on each context."""
+    return apply_op(op_of_context, batch.a[:, -1], batch.b[:, -1])
+
+
+def test_removal_is_bounded_when_the_edit_switches_the_run_to_another_op():
+    """A perfect run edited into doing another op (sum, or any other op at random) has removal
+    at most 1 + sampling error; the old evidence-null ratio of a run that falls back on sum
+    when the examples are random reads above 1 for the same edit."""
+    batch = probe_set(BIG).clean
+    clean_answers = answers_as(batch.ops, batch)
+    clean = scores_of_predictions(clean_answers, batch)
+    null = null_of_other_ops(clean_answers, batch)
+    assert 0.12 < float(null[DIFFERENCE]) < 0.2  # about 0.16 for a perfect run
+    n = contexts_per_op(batch)
+    n_scored, n_null = n[DIFFERENCE], n.sum() - n[DIFFERENCE]
+    spans = span(clean, null)
+    err = removal_error(null[DIFFERENCE], spans[DIFFERENCE], n_scored, n_null)
+    g = torch.Generator().manual_seed(4)
+    others = torch.tensor([j for j in range(len(OPS)) if j != DIFFERENCE])
+    random_other = others[torch.randint(0, 3, batch.ops.shape, generator=g)]
+    is_diff = batch.ops == DIFFERENCE
+    for switched in (torch.full_like(batch.ops, OPS.index("sum")), random_other):
+        edited_answers = answers_as(torch.where(is_diff, switched, batch.ops), batch)
+        edited = scores_of_predictions(edited_answers, batch)
+        r = removal(drop(clean, edited), spans)
+        assert 0.8 < float(r) <= 1 + float(err)
+        assert not bool(over_removal(edited[DIFFERENCE], null[DIFFERENCE], n_scored, n_null))
+    # the old ratio, against the evidence null of a run that falls back on a default op when
+    # the examples are random and so still answers difference on 0.3 of them (0.2 to 0.5 seen)
+    evidence_null = torch.full_like(clean, 0.3)
+    old = removal(drop(clean, edited), span(clean, evidence_null))
+    assert float(old) > 1 + float(err)
+
+
+def test_over_removal_fires_when_the_edit_steers_away_from_the_op():
+    """An edited run that never gives difference's answer scores below any model doing another
+    op: flagged, with removal above 1 + error."""
+    batch = probe_set(BIG).clean
+    clean_answers = answers_as(batch.ops, batch)
+    truth = clean_answers
+    is_diff = batch.ops == DIFFERENCE
+    never = torch.where(is_diff, (truth + 1) % 19, truth)
+    # + 1 lands on another op's answer only by chance; it is never difference's own answer
+    clean = scores_of_predictions(clean_answers, batch)
+    null = null_of_other_ops(clean_answers, batch)
+    edited = scores_of_predictions(never, batch)
+    n = contexts_per_op(batch)
+    assert float(edited[DIFFERENCE]) == 0.0
+    assert bool(over_removal(edited[DIFFERENCE], null[DIFFERENCE], n[DIFFERENCE],
+                             n.sum() - n[DIFFERENCE]))
+    spans = span(clean, null)
+    err = removal_error(null[DIFFERENCE], spans[DIFFERENCE], n[DIFFERENCE], n.sum() - n[DIFFERENCE])
+    assert float(removal(drop(clean, edited), spans)) > 1 + float(err)
 
 
 def test_syntax_cosines_see_a_one_hot_embedding(model):

@@ -67,3 +67,20 @@ def test_random_rotation_equals_plain_adam_on_the_reparameterised_model():
     for batch in batches(12):
         step(c, opt_c, batch)
     assert not torch.allclose(c.W_E, a.W_E, atol=1e-6)
+
+
+def test_haar_rotation_has_the_moments_of_a_haar_orthogonal_matrix():
+    """Over many seeds, R's entries have mean 0, E[x²] = 1/d and E[x⁴] = 3/(d(d+2)); its trace
+    has mean 0 and E[tr²] = 1; both determinants occur. QR without the sign fix fails these
+    (its diagonal is biased)."""
+    d, n = 4, 4000
+    Rs = torch.stack([haar_rotation(s, d, torch.float64) for s in range(n)])
+    torch.testing.assert_close(Rs @ Rs.transpose(1, 2), torch.eye(d, dtype=torch.float64).expand(n, -1, -1))
+    x = Rs.flatten(1)
+    assert x.mean(0).abs().max() < 4 * (1 / d / n) ** 0.5
+    assert abs(float(x.pow(2).mean()) - 1 / d) < 0.01
+    assert abs(float(x.pow(4).mean()) - 3 / (d * (d + 2))) < 0.01
+    tr = Rs.diagonal(dim1=1, dim2=2).sum(-1)
+    assert abs(float(tr.mean())) < 4 / n ** 0.5 and abs(float(tr.pow(2).mean()) - 1) < 0.1
+    det = torch.linalg.det(Rs)
+    assert 0.45 < float((det > 0).double().mean()) < 0.55

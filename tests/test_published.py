@@ -62,7 +62,30 @@ def test_published_weights_reproduce_a_committed_row():
     assert len(common) > 40
     numeric = [c for c in common if isinstance(row[c], (float, np.floating))]
     exact = [c for c in common if c not in numeric]
-    assert {c: got[c] for c in exact} == {c: row[c] for c in exact}
+    undefined = [c for c in exact if pd.isna(row[c])]  # a spike's index or moved, without a spike
+    assert [c for c in exact if pd.isna(got[c])] == undefined
+    assert ({c: got[c] for c in exact if c not in undefined}
+            == {c: row[c] for c in exact if c not in undefined})
     # the tables were measured on one thread; another thread count may round matmuls differently
     np.testing.assert_allclose(got[numeric].astype(float), row[numeric].astype(float),
                                rtol=1e-5, atol=1e-7)
+
+
+# removal is measured against the null of another op (SPEC §8), so that it stays within 1 plus
+# sampling error unless the edit steers the run away from difference, which is then flagged
+BOUNDED = [s for s in COMMITTED
+           if "over_removal" in pd.read_parquet(REPORTS / s / "results.parquet").columns]
+
+
+@pytest.mark.parametrize("study", BOUNDED)
+def test_a_removal_above_one_beyond_sampling_error_is_flagged_as_over_removal(study):
+    res = pd.read_parquet(REPORTS / study / "results.parquet")
+    beyond = res["raw_removal"] > 1 + res["removal_error"]
+    assert (beyond == res["over_removal"]).all()
+    dose = pd.read_parquet(REPORTS / study / "dose.parquet").merge(
+        res[["run", "removal_error"]], on="run", how="left")
+    assert ((dose["raw_removal"] > 1 + dose["removal_error"]) == dose["over_removal"]).all()
+
+
+def test_every_study_at_the_papers_seeds_is_measured_with_the_bounded_removal():
+    assert set(AT_PAPER_SEEDS) <= set(BOUNDED)

@@ -1,3 +1,4 @@
+import pandas as pd
 import pytest
 
 from anchorkit.report import at_least, count, loss_rate, paired, summary
@@ -44,3 +45,13 @@ def test_screen_scope_reads_the_net_removal_row_of_the_rate_table():
     assert f"{r['low']:.3f} to {r['high']:.3f}" in text
     assert f"at least two with {at_least(2, 8, 0.05):.2f}" in text
     assert "no claim" in screen_scope(None) and "no claim" not in text
+    assert "evidence null" not in text and "evidence null" in screen_scope(rate_table(results), True)
+
+
+def test_count_defined_leaves_undefined_rows_out_and_says_how_many():
+    from anchorkit.report import count_defined
+
+    flags = pd.Series([True, False, None, True, None], dtype="boolean")
+    assert count_defined(flags) == "2 of 3 (2 with no spike)"
+    assert count_defined(pd.Series([True, False], dtype="boolean")) == "1 of 2"
+    assert count_defined(pd.Series([None, None], dtype="boolean")) == "0 of 0 (2 with no spike)"

@@ -81,11 +81,15 @@ def test_a_published_run_loads_without_retraining_and_with_its_initial_weights(t
     assert not RunStore(tmp_path / "c", published=None).has_final(cfg)
 
 
-def test_cached_measures_are_read_only_when_complete(store):
-    tables = {"results": pd.DataFrame({"a": [1.0]}), "dose": pd.DataFrame({"b": [2, 3]})}
-    assert store.load_measures("k") is None
-    store.save_measures("k", tables)
-    got = store.load_measures("k")
-    assert got.keys() == tables.keys() and all(got[k].equals(v) for k, v in tables.items())
-    (store.root / "measures" / "k" / "tables.json").unlink()  # as if interrupted before the end
-    assert store.load_measures("k") is None
+def test_cached_predictions_round_trip_and_a_broken_one_is_named(store):
+    from anchorkit.store import StoreError
+
+    answers = {"clean": torch.arange(12, dtype=torch.uint8), "e1": torch.ones(4, 12, dtype=torch.uint8)}
+    assert store.load_predictions("k") is None
+    store.save_predictions("k", answers)
+    got = store.load_predictions("k")
+    assert got.keys() == answers.keys() and all(torch.equal(got[k], v) for k, v in answers.items())
+    f = store.root / "predictions" / "k.safetensors"
+    f.write_bytes(f.read_bytes()[:20])  # a truncated file
+    with pytest.raises(StoreError, match="k.safetensors"):
+        store.load_predictions("k")

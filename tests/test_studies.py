@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from anchorkit.config import ParameterError
 from anchorkit.studies import STUDIES, derived_tables, measure_pair, study_pairs, study_runs
@@ -43,14 +44,38 @@ def test_measure_pair_tables_hold_together(quick_pair):
     assert list(dose["dose"]) == [0.25, 0.5, 0.75, 1.0]
     np.testing.assert_allclose(dose["net_removal"], dose["raw_removal"] - dose["control_drop"])
     assert res["spill"] == pytest.approx(dose["spill"].max())
-    assert 0 <= res["landing"] <= 1 or np.isnan(res["landing"])
-    shares = t["spectra"].groupby(["role", "basis"])["share"].sum()
+    shares = t["spectra"].groupby(["role", "basis"])[["share", "syntax_share"]].sum()
     np.testing.assert_allclose(shares, 1.0, rtol=1e-5)
     d = t["directions"]
     assert d.groupby("role").size().tolist() == [63 + 64 + 16 + 1] * 2
-    assert res["anchored_cos_e1_spike_axes"] in (0.0, 1.0)
+    for role in ("anchored", "control"):
+        for basis in ("axes", "rotated"):  # a spike's index and cos(e1, spike) exist only with it
+            has = res[f"{role}_has_spike_{basis}"]
+            assert pd.isna(res[f"{role}_spike_{basis}"]) != has
+            assert np.isnan(res[f"{role}_cos_e1_spike_{basis}"]) != has
+    if res["anchored_has_spike_axes"]:
+        assert res["anchored_spike_axes"] != 0  # never e1 in an anchored run
     assert res["removal_net_of_reference"] == pytest.approx(
         res["raw_removal"] - res["anchored_reference_baseline"], nan_ok=True)
+
+
+def test_cached_answers_give_the_tables_of_a_fresh_measurement(quick_pair, tmp_path):
+    """The tables derived from the store's cached answers are those measured directly."""
+    from anchorkit.predictions import PARTS, cached_predictions
+    from anchorkit.store import RunStore
+
+    pair, a, c = quick_pair
+    store = RunStore(tmp_path)
+    answers = tuple(cached_predictions(cfg, st, PARTS, store, chunk=16)
+                    for cfg, st in ((pair.anchored, a), (pair.control, c)))
+    again = tuple(cached_predictions(cfg, None, PARTS, store)  # read back: no state needed
+                  for cfg in (pair.anchored, pair.control))
+    for x, y in zip(answers, again):
+        assert x.keys() == y.keys() and all(torch.equal(x[k], y[k]) for k in x)
+    direct = measure_pair(pair, a, c, sweep=True, chunk=32)
+    cached = measure_pair(pair, a, c, sweep=True, answers=again)
+    for name in direct:
+        pd.testing.assert_frame_equal(direct[name], cached[name])
 
 
 def test_a_run_paired_with_itself_has_no_net_removal_or_spill(quick_pair):
@@ -59,7 +84,8 @@ def test_a_run_paired_with_itself_has_no_net_removal_or_spill(quick_pair):
     res = measure_pair(self_pair, c, c, sweep=False)["results"].iloc[0]
     assert res["spill"] == 0 and res["task_change"] == 0
     assert res["net_removal"] == 0 or np.isnan(res["net_removal"])
-    assert not res["moved_axes"] and not res["moved_rotated"]
+    for basis in ("axes", "rotated"):  # the same spike, or none on either side: never moved
+        assert pd.isna(res[f"moved_{basis}"]) or not res[f"moved_{basis}"]
 
 
 def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
@@ -84,25 +110,55 @@ def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
     assert axes["share"].notna().all() and axes["cost"].notna().all()
     spikes = derived_tables("reference-baseline", {"results": t2["results"]})["spikes"]
     assert list(spikes["run"]) == [twin.anchored.name, twin.control.name]
-    assert spikes["spike_axes"].iloc[0] == t2["results"]["anchored_spike_axes"].iloc[0]
+    pd.testing.assert_series_equal(spikes["spike_axes"].iloc[:1],
+                                   t2["results"]["anchored_spike_axes"], check_names=False)
 
 
-def test_a_study_measures_a_shared_pair_once(tmp_path, monkeypatch):
+def test_a_study_computes_each_runs_answers_once(tmp_path, monkeypatch):
+    import anchorkit.predictions as predictions
     import anchorkit.studies as studies
     from anchorkit.store import RunStore
 
     store = RunStore(tmp_path / "store")
     calls = []
-    real = studies.measure_pair
-    monkeypatch.setattr(studies, "measure_pair", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = predictions.predict
+    monkeypatch.setattr(predictions, "predict",
+                        lambda cfg, *a, **k: calls.append(cfg.name) or real(cfg, *a, **k))
     monkeypatch.setattr(studies, "SWEEPS", dict.fromkeys(STUDIES, False))  # the cache, not sweeps
     first = studies.run_study("reference-baseline", [5], "quick", epochs=1, store=store,
                               progress=False)
     second = studies.run_study("rotated-basis", [5], "quick", epochs=1, store=store,
                                progress=False)
-    assert len(calls) == 2  # reference-baseline's pair, then only rotated-basis's rotated pair
+    # reference-baseline's two runs, then only rotated-basis's two rotated runs
+    assert sorted(calls) == sorted(["falloff-adam-5", "control-adam-5", "falloff-rotated-5",
+                                    "control-rotated-5"])
     stored = second["results"][second["results"].optimizer == "adam"].reset_index(drop=True)
     pd.testing.assert_frame_equal(stored, first["results"])
+
+
+def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_path, monkeypatch):
+    """A definition-only change (here: removal doubled) leaves the cached answers valid: the
+    study re-derives its tables with the new definition and runs no edited forward."""
+    import anchorkit.measure as measure
+    import anchorkit.predictions as predictions
+    import anchorkit.studies as studies
+    from anchorkit.store import RunStore
+
+    store = RunStore(tmp_path / "store")
+    monkeypatch.setattr(studies, "SWEEPS", dict.fromkeys(STUDIES, True))
+    kw = dict(profile="quick", epochs=1, store=store, progress=False)
+    before = studies.run_study("reference-baseline", [5], **kw)
+
+    def no_forward(*a, **k):
+        raise AssertionError("an edited forward ran although the answers were cached")
+
+    monkeypatch.setattr(predictions, "predict", no_forward)
+    monkeypatch.setattr(measure, "edited_predictions", no_forward)
+    monkeypatch.setattr(studies, "removal", lambda d, s: 2 * (d[..., 1] / s[..., 1]))
+    after = studies.run_study("reference-baseline", [5], **kw)
+    np.testing.assert_allclose(after["results"]["raw_removal"],
+                               2 * before["results"]["raw_removal"])
+    pd.testing.assert_frame_equal(after["spectra"], before["spectra"])
 
 
 def test_reuse_reads_tables_written_for_the_same_runs_and_only_those(tmp_path, monkeypatch):

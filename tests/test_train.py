@@ -59,8 +59,9 @@ class Killed(Exception):
     pass
 
 
-def test_killed_and_resumed_run_matches_an_uninterrupted_one(tmp_path):
-    cfg = small(seed=5, recipe="falloff", epochs=5)
+@pytest.mark.parametrize("optimizer", ["adam", "rotated"])
+def test_killed_and_resumed_run_matches_an_uninterrupted_one(tmp_path, optimizer):
+    cfg = small(seed=5, recipe="falloff", optimizer=optimizer, epochs=5)
     straight = train([cfg], progress=False)[0]
 
     store = RunStore(tmp_path)
@@ -82,13 +83,31 @@ def test_killed_and_resumed_run_matches_an_uninterrupted_one(tmp_path):
     assert_same_weights(again.final, straight.final)
 
 
+def test_each_rotated_member_of_a_mixed_ensemble_gets_its_own_seeds_rotation(monkeypatch):
+    import anchorkit.train as training
+    from anchorkit.model import haar_rotation
+
+    given = []
+    real = training.BasisAdam
+    monkeypatch.setattr(training, "BasisAdam",
+                        lambda params, axes, rotations, **kw: given.append(rotations)
+                        or real(params, axes, rotations, **kw))
+    cfgs = [small(seed=3, optimizer="rotated", epochs=1), small(seed=4, epochs=1),
+            small(seed=5, recipe="falloff", optimizer="rotated", epochs=1)]
+    train(cfgs, progress=False)
+    (R,) = given
+    assert torch.equal(R[0], haar_rotation(3, 64)) and torch.equal(R[2], haar_rotation(5, 64))
+    assert torch.equal(R[1], torch.eye(64))  # the plain-Adam member: no rotation
+    assert not torch.equal(R[0], R[2])
+
+
 def test_trajectory_records_scores_and_alignment_by_slice():
     run = train([small(seed=6, recipe="falloff", epochs=4)], progress=False)[0]
     t = run.trajectory
     assert list(t["epoch"]) == [0, 2, 4]
     for col in ["loss", "score_difference", "alignment_difference_0", "alignment_other_4"]:
         assert col in t
-    assert t["score_sum"].between(0, 1).all()
+    assert t["loss"].isna().iloc[0] and t["loss"].iloc[1:].notna().all()  # no loss before training
 
 
 def test_thread_count_does_not_change_the_weights():

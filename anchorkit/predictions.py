@@ -1,0 +1,97 @@
+"""What a run answers on the probe set, clean and edited: the definition-free half of measuring.
+
+Measuring a run costs forwards: its query answers on the probe contexts, on the null set, with e₁
+projected out at every dose and, for a sweep, with every other direction projected out at full
+dose (≈ 140 forwards of the probe set). Every measure of SPEC §8 that reads scores (removal,
+null, spill, landing, direction cost, baselines) is a pure function of these answers. So they are
+cached per run in the store, keyed by the run's hash, the code that makes them (this module, the
+edit, the model, the task) and the part (``base`` or ``sweep``), never by the code of a measure:
+changing a definition re-derives every table from the cache without a single edited forward.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+
+import torch
+
+from anchorkit.config import RunConfig, check_choice
+from anchorkit.edit import DOSES, coordinate_axes, e1, random_directions, rotated_axes
+from anchorkit.measure import edited_predictions, query_predictions
+from anchorkit.task import probe_set
+from anchorkit.train import load_model, rotation
+
+PARTS = ("base", "sweep")
+N_RANDOM = 16  # random directions in a sweep
+
+
+def sweep_directions(cfg: RunConfig) -> tuple[list[str], list[int], torch.Tensor]:
+    """A run's swept directions, in order: the coordinate axes but e₁, the rotated axes of its
+    seed's R (under either optimizer, so that twins are swept alike), and the random directions.
+    Returns their kinds, their indices within each kind, and the directions as rows."""
+    D = cfg.model.d_model
+    R = rotation(cfg.replace(optimizer="rotated"))
+    kinds = ["axis"] * (D - 1) + ["rotated"] * D + ["random"] * N_RANDOM
+    index = list(range(1, D)) + list(range(D)) + list(range(N_RANDOM))
+    dirs = torch.cat([coordinate_axes(D)[1:], rotated_axes(R), random_directions(N_RANDOM, D)])
+    return kinds, index, dirs
+
+
+@torch.inference_mode()
+def predict(cfg: RunConfig, state: dict, part: str, chunk: int = 1) -> dict[str, torch.Tensor]:
+    """The query answers (uint8) of one run, for one part:
+
+    ``base``: ``clean`` (B,) on the probe contexts, ``null`` (B,) on the null set, ``e1``
+    (doses, B) with e₁ projected out at each dose of ``DOSES``;
+    ``sweep``: ``sweep`` (directions, B) with each of ``sweep_directions`` projected out at full
+    dose (``chunk`` directions per forward; the answers do not depend on it)."""
+    check_choice("part", part, PARTS)
+    model = load_model([cfg], [state])
+    probe = probe_set(cfg.task)
+    D = cfg.model.d_model
+    if part == "base":
+        out = {"clean": query_predictions(model, probe.clean)[0],
+               "null": query_predictions(model, probe.null)[0],
+               "e1": torch.stack([edited_predictions(model, probe.clean, e1(D)[None], d)[0, 0]
+                                  for d in DOSES])}
+    else:
+        out = {"sweep": edited_predictions(model, probe.clean, sweep_directions(cfg)[2], 1.0,
+                                           chunk)[0]}
+    return {k: v.to(torch.uint8).contiguous() for k, v in out.items()}
+
+
+def _prediction_code() -> str:
+    """A digest of the code the answers depend on (read once, at import)."""
+    from anchorkit import edit, model, predictions, task, train
+
+    parts = [inspect.getsource(m) for m in (predictions, edit, model, task)]
+    parts += [inspect.getsource(f) for f in (edited_predictions, query_predictions,
+                                             train.load_model, train.rotation)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+PREDICTION_CODE = _prediction_code()
+
+
+def predictions_key(cfg: RunConfig, part: str) -> str:
+    """The cache key of a run's answers: its hash (which holds the task, hence the probe set),
+    the part and the code that makes them."""
+    text = f"{cfg.hash}/{part}/{PREDICTION_CODE}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def cached_predictions(cfg: RunConfig, state: dict, parts, store=None, chunk: int = 1
+                       ) -> dict[str, torch.Tensor]:
+    """A run's answers for the given parts, read from the store's cache or computed and cached
+    (without a store, computed)."""
+    out = {}
+    for part in parts:
+        key = predictions_key(cfg, part)
+        got = store.load_predictions(key) if store is not None else None
+        if got is None:
+            got = predict(cfg, state, part, chunk)
+            if store is not None:
+                store.save_predictions(key, got)
+        out.update(got)
+    return out

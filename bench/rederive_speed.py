@@ -1,0 +1,53 @@
+"""Re-deriving studies' tables from the cached answers: what a definition-only change costs.
+
+Runs each study (default: every committed study whose runs are published) into a temporary
+reports folder with the run store's cached query answers, and refuses any edited forward (the
+answers must all be cached: run the studies once, or ``scripts/measure_study.py``, first). Prints
+the wall time per study and in all.
+
+usage: python bench/rederive_speed.py [study ...] [--threads 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+
+import torch
+
+from anchorkit import predictions
+from anchorkit.config import check_choice
+from anchorkit.store import RunStore
+from anchorkit.studies import DEFAULT_SEEDS, PAPER_SEEDS, STUDIES, run_study
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("studies", nargs="*", help=f"some of {', '.join(STUDIES)}")
+    p.add_argument("--threads", type=int, default=1)
+    args = p.parse_args(argv)
+    args.studies = [check_choice("study", s, STUDIES) for s in args.studies] or [
+        s for s in STUDIES if DEFAULT_SEEDS[s] == PAPER_SEEDS]
+    torch.set_num_threads(args.threads)
+
+    def refuse(cfg, *a, **k):
+        raise SystemExit(f"{cfg.name}: answers not cached; run the study once first")
+
+    predictions.predict = refuse  # a definition-only change must not need a single edited forward
+    store = RunStore()
+    total = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for study in args.studies:
+            t0 = time.perf_counter()
+            run_study(study, DEFAULT_SEEDS[study], "paper", reports_dir=tmp, store=store,
+                      progress=False)
+            dt = time.perf_counter() - t0
+            total += dt
+            print(f"{study}: {dt:.1f} s")
+    print(f"threads: {args.threads}; all {len(args.studies)} studies re-derived in {total:.1f} s "
+          f"({total / 60:.1f} min), no edited forward")
+
+
+if __name__ == "__main__":
+    main()
