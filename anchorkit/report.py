@@ -31,6 +31,8 @@ def count_defined(flags, undefined: str = "no spike") -> str:
     out of n and counted apart: ``k of n (m with no spike)``."""
     f = pd.Series(flags, dtype="boolean")
     n = int(f.notna().sum())
+    if n == 0:
+        return f"no case (all {len(f)} with {undefined})"
     text = f"{int(f.fillna(False).sum())} of {n}"
     missing = len(f) - n
     return text + (f" ({missing} with {undefined})" if missing else "")

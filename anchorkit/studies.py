@@ -352,8 +352,8 @@ SWEEPS = {"control": False, "split-anti-seeds": False, "rotated-basis": True,
 
 
 def source_state() -> dict:
-    """The repository's commit and whether tracked files differ from it (taken when a study
-    starts, so that edits made while it runs are not attributed to it)."""
+    """The repository's commit and whether tracked files other than the result tables differ from
+    it (taken when a study starts, so that edits made while it runs are not attributed to it)."""
     import subprocess
     from pathlib import Path
 
@@ -366,8 +366,10 @@ def source_state() -> dict:
         except (OSError, subprocess.CalledProcessError):
             return None
 
+    # the tables a study writes (reports/) are its output, not its source
     return {"commit": git("rev-parse", "HEAD"),
-            "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+            "dirty": bool(git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                              ":(exclude)reports"))}
 
 
 def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seconds: float,

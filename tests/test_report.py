@@ -54,4 +54,4 @@ def test_count_defined_leaves_undefined_rows_out_and_says_how_many():
     flags = pd.Series([True, False, None, True, None], dtype="boolean")
     assert count_defined(flags) == "2 of 3 (2 with no spike)"
     assert count_defined(pd.Series([True, False], dtype="boolean")) == "1 of 2"
-    assert count_defined(pd.Series([None, None], dtype="boolean")) == "0 of 0 (2 with no spike)"
+    assert count_defined(pd.Series([None, None], dtype="boolean")) == "no case (all 2 with no spike)"
