@@ -35,7 +35,8 @@ def compare(published: pd.DataFrame, rerun: pd.DataFrame, tolerance: float = TOL
     rows = []
     for _, r in merged.iterrows():
         for c in numeric:
-            a, b = float(r[f"{c}_published"]), float(r[f"{c}_rerun"])
+            a, b = (float("nan") if pd.isna(r[f"{c}_{w}"]) else float(r[f"{c}_{w}"])
+                    for w in ("published", "rerun"))  # NA: undefined (a run with no spike)
             same = (a == b) or (pd.isna(a) and pd.isna(b)) or abs(a - b) <= tolerance
             rows.append({"run": r["run"], "seed": r["seed_rerun"], "column": c, "published": a,
                          "rerun": b, "difference": b - a, "within_tolerance": bool(same)})
