@@ -181,13 +181,17 @@ def contexts_per_op(batch: Batch) -> torch.Tensor:
 OVER_REMOVAL_Z = 2.0  # standard errors: "beyond sampling error"
 
 
+def _null_se(null: torch.Tensor, n_scored: torch.Tensor, n_null: torch.Tensor) -> torch.Tensor:
+    """The standard error of (edited score − null) for a run whose edited score *is* the null
+    (binomial: ``n_scored`` contexts of the op, ``n_null`` contexts of the other ops)."""
+    return (null * (1 - null) * (1 / n_scored + 1 / n_null)).sqrt()
+
+
 def removal_error(null: torch.Tensor, spans: torch.Tensor, n_scored: torch.Tensor,
                   n_null: torch.Tensor, z: float = OVER_REMOVAL_Z) -> torch.Tensor:
     """How far above 1 a removal can sit by sampling alone: z standard errors of (edited score −
-    null) for a run whose edited score *is* the null (binomial, ``n_scored`` contexts of the op
-    and ``n_null`` contexts of the other ops), in units of the span."""
-    se = (null * (1 - null) * (1 / n_scored + 1 / n_null)).sqrt()
-    return z * se / spans
+    null), in units of the span."""
+    return z * _null_se(null, n_scored, n_null) / spans
 
 
 def over_removal(edited: torch.Tensor, null: torch.Tensor, n_scored: torch.Tensor,
@@ -195,8 +199,7 @@ def over_removal(edited: torch.Tensor, null: torch.Tensor, n_scored: torch.Tenso
     """Over-removal: the edited score fell below the null by more than sampling error (z
     standard errors, as in ``removal_error``): the edit did not just stop the op, it steers the
     run away from the op's answers. Where the span is positive this is removal > 1 + error."""
-    se = (null * (1 - null) * (1 / n_scored + 1 / n_null)).sqrt()
-    return edited < null - z * se
+    return edited < null - z * _null_se(null, n_scored, n_null)
 
 
 def span(clean: torch.Tensor, null: torch.Tensor) -> torch.Tensor:
