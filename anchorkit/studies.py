@@ -372,6 +372,21 @@ def source_state() -> dict:
                               ":(exclude)reports"))}
 
 
+def machine() -> str:
+    """The CPU the tables were computed on (fp32 rounding, hence a retrained run's weights,
+    depends on it)."""
+    import platform
+    from pathlib import Path
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return f"{line.split(':', 1)[1].strip()}, {platform.machine()}"
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seconds: float,
                source: dict | None = None) -> dict:
     """What produced a study's tables: commit, date, profile, seeds, epochs, hashes, versions."""
@@ -394,6 +409,7 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
         "epochs": runs[0].epochs,
         "runs": {c.name: c.hash for c in runs},
         "python": platform.python_version(),
+        "machine": machine(),
         "versions": versions,
         "threads": torch.get_num_threads(),
         "wall_seconds": round(wall_seconds, 1),
