@@ -1,9 +1,24 @@
 """The essay's testable predictions, each as a test on the tables of ``run_geometry`` (SPEC §10).
 
-Every function returns a dict with the numbers it used and a ``verdict``: "supported", "not
-supported", or "not testable at this size" (too few heads or runs of a kind to test). The rules
-are fixed here, before the tables are read: a one-sided test in the predicted direction at
-level ``ALPHA``, with at least ``MIN_GROUP`` items in every group compared.
+The rules are fixed here, before the tables are read:
+
+- **The unit is the seed.** Runs at one seed share their initial weights and their data, so their
+  heads are not independent. Every test first reduces the heads (or layers) of a seed's runs to
+  one number per seed, within layer where the prediction is about heads (the layers differ in
+  scale, so pooling them would test the layer, not the head), and then tests that number across
+  seeds: a Wilcoxon signed-rank test, one-sided in the predicted direction (two-sided where the
+  essay predicts a difference without a sign), with at least ``MIN_SEEDS`` seeds.
+- **Classes never hold the answer.** Anchor and worker heads are classified at an early
+  checkpoint (``EARLY_EPOCH``) and their change is measured from there to the end, so the class
+  (which reads value content, a function of ‖W_OV‖) is not computed from the change it is
+  compared on. Runs without that snapshot (the published ones carry none) make these tests not
+  testable, and the verdict says so.
+- **Holm across the page.** The p-values of every test on the page are corrected together
+  (Holm–Bonferroni) and a verdict needs a corrected p below ``ALPHA``.
+
+Each test returns a dict with ``unit``, ``n`` (seeds), ``median`` (of the per-seed statistic),
+``agree`` (seeds going the predicted way), ``p`` (uncorrected) and, without enough data, a
+``reason``; ``judge`` adds ``p_holm``, ``verdict`` and ``would_change`` to every test.
 """
 
 from __future__ import annotations
@@ -13,125 +28,209 @@ import pandas as pd
 from scipy import stats
 
 ALPHA = 0.05
-MIN_GROUP = 5
-SUPPORTED, NOT_SUPPORTED, NOT_TESTABLE = "supported", "not supported", "not testable at this size"
-
-
-def _verdict(p: float, direction_ok: bool) -> str:
-    return SUPPORTED if (direction_ok and p < ALPHA) else NOT_SUPPORTED
+MIN_SEEDS = 5
+EARLY_EPOCH = 50  # the checkpoint at which heads are classified (a snapshot epoch of training)
+SUPPORTED, NOT_SUPPORTED, NOT_TESTABLE = "supported", "not supported", "not testable"
+DIFFERS, NO_DIFFERENCE = "differs", "no difference detected"
 
 
 def _final(heads: pd.DataFrame) -> pd.DataFrame:
     return heads[heads["stage"] == "final"]
 
 
+def _early(heads: pd.DataFrame) -> pd.DataFrame:
+    return heads[(heads["stage"] == "snapshot") & (heads["epoch"] == EARLY_EPOCH)]
+
+
+def _across_seeds(per_seed: pd.Series, alternative: str, statistic: str) -> dict:
+    """The per-seed statistic (index: seed) tested across seeds against 0 (Wilcoxon)."""
+    v = per_seed.dropna()
+    sign = {"greater": 1, "less": -1, "two-sided": 0}[alternative]
+    out = {"unit": "seed", "n": len(v), "statistic": statistic, "alternative": alternative,
+           "median": float(v.median()) if len(v) else float("nan"),
+           "agree": int((np.sign(v) == sign).sum()) if sign else int((v != 0).sum()),
+           "per_seed": {int(k): float(x) for k, x in v.items()}}
+    if len(v) < MIN_SEEDS:
+        return {**out, "p": float("nan"),
+                "reason": f"{len(v)} seeds with a value (at least {MIN_SEEDS} needed)"}
+    if (v == 0).all():
+        return {**out, "p": 1.0}
+    return {**out, "p": float(stats.wilcoxon(v, alternative=alternative).pvalue)}
+
+
 def boundary_heterogeneity(layers: pd.DataFrame) -> dict:
     """Boundary layers (first, last) develop more within-layer head heterogeneity than interior
-    layers: per run, the log of (mean heterogeneity enrichment at the boundary / the same in the
-    interior), Wilcoxon signed-rank test that it is above 0."""
+    layers: per run, log(mean heterogeneity enrichment at the boundary / the same in the
+    interior), averaged over the seed's runs; above 0 across seeds."""
     het = layers[(layers["measure"] == "head_heterogeneity") & (layers["kind"] == "ov")]
-    per = het.groupby(["run", "boundary"])["enrichment"].mean().unstack("boundary")
-    ratio = np.log(per[True] / per[False]).dropna()
-    out = {"runs": len(ratio), "median_ratio": float(np.exp(ratio.median())) if len(ratio) else
-           float("nan"), "boundary_higher": int((ratio > 0).sum())}
-    if len(ratio) < MIN_GROUP:
-        return {**out, "p": float("nan"), "verdict": NOT_TESTABLE}
-    p = float(stats.wilcoxon(ratio, alternative="greater").pvalue)
-    return {**out, "p": p, "verdict": _verdict(p, ratio.median() > 0)}
+    per = het.groupby(["seed", "run", "boundary"])["enrichment"].mean().unstack("boundary")
+    ratio = np.log(per[True] / per[False]).groupby("seed").mean()
+    return _across_seeds(ratio, "greater", "log(boundary / interior enrichment)")
 
 
 def sinks_carry_little_value(heads: pd.DataFrame) -> dict:
-    """Sink-dominated heads have lower value content than the other heads (trained weights;
-    Mann–Whitney, one-sided)."""
+    """Sink-dominated heads write less than the other heads of their layer (trained weights): in
+    every (run, layer) holding both kinds, log(median value content of its sink-dominated heads /
+    that of its other heads), averaged per seed; below 0 across seeds."""
     f = _final(heads)
-    sink, other = f[f["sink_dominated"]], f[~f["sink_dominated"]]
-    out = {"sink_heads": len(sink), "other_heads": len(other),
-           "median_sink": float(sink["value_content"].median()),
-           "median_other": float(other["value_content"].median())}
-    if len(sink) < MIN_GROUP or len(other) < MIN_GROUP:
-        return {**out, "p": float("nan"), "verdict": NOT_TESTABLE}
-    p = float(stats.mannwhitneyu(sink["value_content"], other["value_content"],
-                                 alternative="less").pvalue)
-    return {**out, "p": p, "verdict": _verdict(p, out["median_sink"] < out["median_other"])}
+    med = f.groupby(["seed", "run", "layer", "sink_dominated"])["value_content"].median()
+    both = med.unstack("sink_dominated").dropna()
+    if not {True, False} <= set(both.columns):
+        return _across_seeds(pd.Series(dtype=float), "less", "log(sink / other value content)")
+    ratio = np.log(both[True] / both[False]).groupby("seed").mean()
+    return {**_across_seeds(ratio, "less", "log(sink / other value content)"),
+            "sink_heads": int(f["sink_dominated"].sum()), "heads": len(f)}
 
 
 def functional_split(layers: pd.DataFrame, heads: pd.DataFrame) -> dict:
     """Weighting the layer's non-commutativity by value content discounts anchor heads: in trained
-    layers that hold an anchor head, functional / plain non-commutativity is below 1 (Wilcoxon
-    signed-rank, one-sided)."""
+    layers that hold an anchor head, log(functional / plain non-commutativity), averaged per seed;
+    below 0 across seeds. (The class is read on the same weights, but the test compares two
+    non-commutativities, not the class's own quantity.)"""
     f = _final(heads)
     with_anchor = f[f["class"] == "anchor"][["run", "layer"]].drop_duplicates()
-    nc = layers[layers["kind"] == "ov"].pivot_table(index=["run", "layer"], columns="measure",
-                                                    values="final")
-    ratio = (nc["functional_noncommutativity"] / nc["noncommutativity"])
-    ratio = ratio.reindex(pd.MultiIndex.from_frame(with_anchor)).dropna()
-    out = {"layers_with_anchor": len(ratio),
-           "median_ratio": float(ratio.median()) if len(ratio) else float("nan")}
-    if len(ratio) < MIN_GROUP:
-        return {**out, "p": float("nan"), "verdict": NOT_TESTABLE}
-    p = float(stats.wilcoxon(np.log(ratio), alternative="less").pvalue)
-    return {**out, "p": p, "verdict": _verdict(p, out["median_ratio"] < 1)}
+    nc = layers[layers["kind"] == "ov"].pivot_table(index=["seed", "run", "layer"],
+                                                    columns="measure", values="final")
+    ratio = np.log(nc["functional_noncommutativity"] / nc["noncommutativity"]).rename("ratio")
+    ratio = ratio.reset_index().merge(with_anchor, on=["run", "layer"]).set_index("seed")["ratio"]
+    return {**_across_seeds(ratio.groupby("seed").mean(), "less",
+                            "log(functional / plain non-commutativity)"),
+            "layers_with_anchor": len(ratio)}
 
 
-def initial_contribution_predicts_change(correlations: pd.DataFrame) -> dict:
-    """Heads that start with lower value content change more: Spearman ρ over all heads is
-    negative (p of the two-sided test, halved for the predicted direction)."""
-    row = correlations.set_index("group").loc["all"]
-    rho, p2, n = float(row["rho"]), float(row["p"]), int(row["n"])
-    if n < MIN_GROUP or np.isnan(rho):
-        return {"rho": rho, "p": float("nan"), "n": n, "verdict": NOT_TESTABLE}
-    p = p2 / 2 if rho < 0 else 1 - p2 / 2
-    return {"rho": rho, "p": p, "n": n, "verdict": _verdict(p, rho < 0)}
+def initial_contribution_predicts_change(heads: pd.DataFrame) -> dict:
+    """Heads that start with lower value content change more. Each distinct initial head counts
+    once: per seed and layer, Spearman ρ between the heads' initial value content (shared by the
+    seed's runs) and their relative change of W_OV averaged over the seed's runs; ρ averaged over
+    layers per seed; below 0 across seeds."""
+    init = heads[heads["stage"] == "initial"]
+    per_head = init.groupby(["seed", "layer", "head"]).agg(
+        value_content=("value_content", "first"), change=("ov_change", "mean"))
+    rho = per_head.groupby(["seed", "layer"]).apply(
+        lambda g: stats.spearmanr(g["value_content"], g["change"]).statistic
+        if len(g) >= 3 else float("nan"))
+    return {**_across_seeds(rho.groupby("seed").mean(), "less", "within-layer Spearman ρ"),
+            "distinct_heads": len(per_head)}
 
 
-def anchors_change_less(heads: pd.DataFrame) -> dict:
-    """Two populations: anchor heads (classed on trained weights) changed less in training than
-    worker heads (relative change of W_OV; Mann–Whitney, one-sided)."""
-    f = _final(heads)
-    a, w = f[f["class"] == "anchor"]["ov_change"], f[f["class"] == "worker"]["ov_change"]
-    out = {"anchor_heads": len(a), "worker_heads": len(w),
-           "median_anchor": float(a.median()), "median_worker": float(w.median())}
-    if len(a) < MIN_GROUP or len(w) < MIN_GROUP:
-        return {**out, "p": float("nan"), "verdict": NOT_TESTABLE}
-    p = float(stats.mannwhitneyu(a, w, alternative="less").pvalue)
-    return {**out, "p": p, "verdict": _verdict(p, out["median_anchor"] < out["median_worker"])}
+def pooled_change_correlation(heads: pd.DataFrame) -> dict:
+    """The earlier, pooled version of the same test, kept to show on the page what it gave:
+    Spearman ρ over every head of every run, each initial head counted once per run and every
+    layer pooled. Not a verdict."""
+    init = heads[heads["stage"] == "initial"]
+    r = stats.spearmanr(init["value_content"], init["ov_change"])
+    return {"rho": float(r.statistic), "p": float(r.pvalue), "n": len(init)}
+
+
+def _classes_and_change(heads: pd.DataFrame, classes_at: str) -> pd.DataFrame | None:
+    if classes_at == "early":
+        early = _early(heads)
+        return None if early.empty else early.assign(change=early["ov_change_to_final"])
+    if classes_at == "final":  # the circular rule: kept for the constructed test and the page
+        f = _final(heads)
+        return f.assign(change=f["ov_change"])
+    raise ValueError(f"parameter 'classes_at' = {classes_at!r}: expected 'early' or 'final'")
+
+
+NO_SNAPSHOTS = (f"no run has weights kept at epoch {EARLY_EPOCH} (the published runs carry no "
+                "snapshots; retraining them keeps them)")
+
+
+def anchors_change_less(heads: pd.DataFrame, classes_at: str = "early") -> dict:
+    """Anchor heads change less than worker heads. Classes at epoch ``EARLY_EPOCH`` and change
+    of W_OV from there to the end; per seed, log(median change of its anchor heads / that of its
+    worker heads) over the seed's runs; below 0 across seeds. ``classes_at="final"`` is the
+    earlier rule (classes from the trained weights, change from the start), which is circular:
+    value content grows with ‖W_OV‖, and so does the relative change."""
+    t = _classes_and_change(heads, classes_at)
+    label = "log(anchor / worker change)"
+    if t is None:
+        return {**_across_seeds(pd.Series(dtype=float), "less", label), "reason": NO_SNAPSHOTS}
+    med = t[t["class"] != "neither"].groupby(["seed", "class"])["change"].median().unstack()
+    if not {"anchor", "worker"} <= set(med.columns):
+        return _across_seeds(pd.Series(dtype=float), "less", label)
+    out = _across_seeds(np.log(med["anchor"] / med["worker"]), "less", label)
+    return {**out, "anchor_heads": int((t["class"] == "anchor").sum()),
+            "worker_heads": int((t["class"] == "worker").sum())}
 
 
 def gradient_alignment_differs(heads: pd.DataFrame) -> dict:
-    """Anchor heads' gradient alignment (non-commutativity against cross-entropy) differs from
-    worker heads' (trained weights; Mann–Whitney, two-sided)."""
-    f = _final(heads)
-    a = f[f["class"] == "anchor"]["gradient_alignment"]
-    w = f[f["class"] == "worker"]["gradient_alignment"]
-    out = {"anchor_heads": len(a), "worker_heads": len(w),
-           "median_anchor": float(a.median()), "median_worker": float(w.median())}
-    if len(a) < MIN_GROUP or len(w) < MIN_GROUP:
-        return {**out, "p": float("nan"), "verdict": NOT_TESTABLE}
-    p = float(stats.mannwhitneyu(a, w, alternative="two-sided").pvalue)
-    return {**out, "p": p, "verdict": _verdict(p, True)}
+    """Anchor and worker heads differ in gradient alignment (the cosine between the gradient of
+    the layer's W_OV non-commutativity and that of the cross-entropy, over the head's W_V and W_O)
+    while they are being shaped: classes and alignment at epoch ``EARLY_EPOCH``; per seed, the
+    median alignment of its anchor heads minus that of its worker heads; two-sided across seeds.
+    At converged weights the cross-entropy gradient is mostly noise, so the final weights are
+    not used."""
+    early = _early(heads)
+    label = "anchor minus worker alignment"
+    if early.empty:
+        return {**_across_seeds(pd.Series(dtype=float), "two-sided", label), "reason": NO_SNAPSHOTS}
+    med = early[early["class"] != "neither"].groupby(["seed", "class"])[
+        "gradient_alignment"].median().unstack()
+    if not {"anchor", "worker"} <= set(med.columns):
+        return _across_seeds(pd.Series(dtype=float), "two-sided", label)
+    return _across_seeds(med["anchor"] - med["worker"], "two-sided", label)
 
 
-def recipe_changes_it(layers: pd.DataFrame, heads: pd.DataFrame) -> dict:
-    """Whether anchoring (falloff against the control at the same seed and optimizer) changes the
-    boundary/interior heterogeneity ratio or the number of sink-dominated heads (Wilcoxon
-    signed-rank, two-sided, over the pairs)."""
+def recipe_changes_heterogeneity(layers: pd.DataFrame) -> dict:
+    """Whether anchoring changes the boundary/interior heterogeneity ratio: falloff minus the
+    control at the same seed and optimizer, averaged over optimizers per seed; two-sided."""
     het = layers[(layers["measure"] == "head_heterogeneity") & (layers["kind"] == "ov")]
     per = het.groupby(["seed", "optimizer", "recipe", "boundary"])["enrichment"].mean()
-    per = per.unstack("boundary")
-    log_ratio = np.log(per[True] / per[False]).unstack("recipe")
+    ratio = np.log(per.unstack("boundary")[True] / per.unstack("boundary")[False]).unstack("recipe")
+    if not {"falloff", "control"} <= set(ratio.columns):
+        return _across_seeds(pd.Series(dtype=float), "two-sided", "falloff minus control")
+    d = (ratio["falloff"] - ratio["control"]).groupby("seed").mean()
+    return _across_seeds(d, "two-sided", "falloff minus control, log heterogeneity ratio")
+
+
+def recipe_changes_sinks(heads: pd.DataFrame) -> dict:
+    """Whether anchoring changes the number of sink-dominated heads (trained weights): falloff
+    minus the control at the same seed and optimizer, averaged over optimizers per seed;
+    two-sided."""
     sinks = _final(heads).groupby(["seed", "optimizer", "recipe"])["sink_dominated"].sum()
     sinks = sinks.unstack("recipe")
+    if not {"falloff", "control"} <= set(sinks.columns):
+        return _across_seeds(pd.Series(dtype=float), "two-sided", "falloff minus control")
+    d = (sinks["falloff"] - sinks["control"]).groupby("seed").mean()
+    return _across_seeds(d, "two-sided", "falloff minus control, sink-dominated heads")
+
+
+def holm(p: dict[str, float]) -> dict[str, float]:
+    """Holm–Bonferroni adjusted p-values (monotone, capped at 1); NaN stays NaN and is not
+    counted in the family."""
+    keys = sorted((k for k, v in p.items() if not np.isnan(v)), key=lambda k: p[k])
+    m, out, running = len(keys), {k: float("nan") for k in p}, 0.0
+    for i, k in enumerate(keys):
+        running = max(running, min(1.0, (m - i) * p[k]))
+        out[k] = running
+    return out
+
+
+def best_p(n: int, alternative: str) -> float:
+    """The smallest p a Wilcoxon signed-rank test on n units can give (all on one side)."""
+    return (1 if alternative != "two-sided" else 2) / 2 ** n if n else float("nan")
+
+
+def judge(tests: dict[str, dict]) -> dict[str, dict]:
+    """Every test with ``p_holm`` (Holm across the tests given), a ``verdict`` and a sentence on
+    what would have changed it (``would_change``)."""
+    adjusted = holm({k: t["p"] for k, t in tests.items()})
+    m = sum(not np.isnan(t["p"]) for t in tests.values())
     out = {}
-    for name, table in (("heterogeneity_ratio", log_ratio), ("sink_heads", sinks)):
-        if not {"falloff", "control"} <= set(table.columns):
-            out[name] = {"pairs": 0, "p": float("nan")}
-            continue
-        d = (table["falloff"] - table["control"]).dropna()
-        p = (float(stats.wilcoxon(d).pvalue) if len(d) >= MIN_GROUP and (d != 0).any()
-             else float("nan"))
-        out[name] = {"pairs": len(d), "median_difference": float(d.median()) if len(d) else
-                     float("nan"), "p": p}
-    ps = [v["p"] for v in out.values() if not np.isnan(v["p"])]
-    verdict = (NOT_TESTABLE if not ps else
-               "changes it" if min(ps) < ALPHA / len(out) else "no change detected")
-    return {**out, "verdict": verdict}
+    for k, t in tests.items():
+        two = t["alternative"] == "two-sided"
+        yes, no = (DIFFERS, NO_DIFFERENCE) if two else (SUPPORTED, NOT_SUPPORTED)
+        p = adjusted[k]
+        if np.isnan(p):
+            verdict = NOT_TESTABLE
+            change = f"It is not testable here: {t.get('reason', 'too little data')}."
+        else:
+            verdict = yes if p < ALPHA else no
+            way = "away from zero" if two else "the predicted way"
+            change = (f"With {t['n']} seeds the smallest p this test can give is "
+                      f"{best_p(t['n'], t['alternative']):.4f} (every seed {way}), and Holm over "
+                      f"{m} tests asks for a corrected p below {ALPHA}; {t['agree']} of {t['n']} "
+                      f"seeds went {way}.")
+        out[k] = {**t, "p_holm": p, "verdict": verdict, "would_change": change}
+    return out

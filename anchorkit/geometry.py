@@ -33,12 +33,11 @@ from anchorkit.config import ModelConfig, ParameterError
 from anchorkit.model import Transformer, norm
 from anchorkit.task import Batch, positions, probe_set, vocab
 
-SINK_THRESHOLD = 0.3  # a head is sink-dominated when its top receiving position gets more
+SINK_THRESHOLD = 3.0  # sink-dominated: a candidate position receives ≥ this × its uniform share
 ANCHOR_FRACTION = 0.5  # anchor: sink-dominated, value content < this × the run's median head's
 WORKER_FRACTION = 1.0  # worker: value content >= this × the run's median head's
 TAU = 0.1  # gradient alignment: agreeing > τ, disagreeing < −τ, else neutral
 MAP_KINDS = ("ov", "qk")
-STAGES = ("initial", "final")
 
 Weights = Union[Transformer, Mapping[str, torch.Tensor]]
 
@@ -205,25 +204,36 @@ functional_killing_form = functional_noncommutativity  # SPEC §10's name for th
 
 # ---------------------------------------------------------------------------- attention sinks
 def attention_received(pattern: torch.Tensor) -> torch.Tensor:
-    """Mean attention each key position receives from strictly later queries, over contexts.
+    """How much attention each key position receives from strictly later queries, relative to
+    what uniform attention would give it: entry k is the mean over contexts and over queries
+    q > k of pattern[q, k] / (1 / (q + 1)) (a causal query q spreads uniform attention over
+    q + 1 positions). 1 means "no more than uniform"; the last position has no later query: NaN.
 
-    ``pattern`` (..., B, H, T, T) (query, key), as the model returns per block → (..., H, T):
-    entry k is the mean over contexts and over queries q > k of pattern[q, k]. The last position
-    has no later query: NaN.
-    """
+    ``pattern`` (..., B, H, T, T) (query, key), as the model returns per block → (..., H, T).
+    Without the normalisation, late positions seen by one or two queries and the positions a
+    query needs (the op's evidence) would read as sinks."""
     if pattern.dim() < 4 or pattern.shape[-1] != pattern.shape[-2]:
         raise ParameterError("pattern", tuple(pattern.shape), "expected (..., B, H, T, T)")
     T = pattern.shape[-1]
     later = torch.ones(T, T, dtype=pattern.dtype, device=pattern.device).tril(-1)  # [q, k]: q > k
-    total = (pattern * later).sum(-2).mean(-3)  # (..., H, T)
-    return total / later.sum(0)
+    uniform_share = 1 / torch.arange(1, T + 1, dtype=pattern.dtype, device=pattern.device)
+    ratio = pattern * (later / uniform_share[:, None])  # [q, k]: pattern[q, k] (q + 1), q > k
+    return ratio.sum(-2).mean(-3) / later.sum(0)
+
+
+def candidate_positions(tokens: torch.Tensor) -> torch.Tensor:
+    """(T,) bool: the positions that hold the same token in every context (``?`` and the syntax
+    tokens in this task's fixed layout); only these can be a sink."""
+    if tokens.dim() != 2:
+        raise ParameterError("tokens", tuple(tokens.shape), "expected (B, T) contexts")
+    return (tokens == tokens[:1]).all(0)
 
 
 @dataclass
 class Sinks:
-    """Per head (leading shape of ``received`` without T): the top receiving position, its score
-    (mean attention received from later queries), whether it exceeds the threshold, and the
-    token that sits there (token id; the most common one over the contexts)."""
+    """Per head (leading shape of ``received`` without T): the top candidate position, its score
+    (attention received from later queries over the uniform share), whether the head is
+    sink-dominated, and the token that sits there (token id)."""
 
     position: torch.Tensor
     score: torch.Tensor
@@ -233,17 +243,21 @@ class Sinks:
 
 def find_sinks(received: torch.Tensor, tokens: torch.Tensor,
                threshold: float = SINK_THRESHOLD) -> Sinks:
-    """The top receiving position of every head and whether the head is sink-dominated
-    (score > ``threshold``). ``received`` (..., T) from ``attention_received``, ``tokens``
-    (B, T) the contexts it was measured on (positions are fixed by the task layout)."""
-    if not 0 < threshold < 1:
-        raise ParameterError("threshold", threshold, "expected a number in (0, 1)")
+    """The top candidate position of every head and whether the head is sink-dominated: that
+    position receives at least ``threshold`` times its uniform share. ``received`` (..., T) from
+    ``attention_received``, ``tokens`` (B, T) the contexts it was measured on; candidates are
+    ``candidate_positions(tokens)``."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold > 1:
+        raise ParameterError("threshold", threshold, "expected a number above 1 (uniform share)")
     if tokens.dim() != 2 or tokens.shape[1] != received.shape[-1]:
         raise ParameterError("tokens", tuple(tokens.shape),
                              f"expected (B, {received.shape[-1]}) contexts")
-    score, position = torch.nan_to_num(received, nan=-math.inf).max(-1)
-    common = tokens.mode(0).values.to(received.device)  # (T,)
-    return Sinks(position=position, score=score, dominated=score > threshold,
+    candidate = candidate_positions(tokens).to(received.device)
+    masked = torch.where(candidate, torch.nan_to_num(received, nan=-math.inf),
+                         torch.full_like(received, -math.inf))
+    score, position = masked.max(-1)
+    common = tokens[0].to(received.device)  # (T,): at a candidate, every context's token
+    return Sinks(position=position, score=score, dominated=score >= threshold,
                  token=common[position])
 
 
@@ -328,57 +342,18 @@ def relative_change(initial: torch.Tensor, final: torch.Tensor) -> torch.Tensor:
     return torch.linalg.matrix_norm(final - initial) / torch.linalg.matrix_norm(initial)
 
 
-@dataclass
-class Correlation:
-    rho: float
-    p: float
-    n: int
-
-
-def change_correlation(initial_value_content, change) -> Correlation:
-    """Spearman ρ (with its two-sided p) between heads' initial value content and their change,
-    over the heads given (any shapes with the same number of elements; NaNs dropped). ρ and p are
-    NaN with fewer than 3 heads."""
-    x = np.asarray(initial_value_content, dtype=float).ravel()
-    y = np.asarray(change, dtype=float).ravel()
-    if x.shape != y.shape:
-        raise ParameterError("change", y.shape, f"expected {x.shape} values")
-    keep = ~(np.isnan(x) | np.isnan(y))
-    n = int(keep.sum())
-    if n < 3:
-        return Correlation(float("nan"), float("nan"), n)
-    res = stats.spearmanr(x[keep], y[keep])
-    return Correlation(float(res.statistic), float(res.pvalue), n)
-
-
-def change_correlations(heads: pd.DataFrame, classes: Sequence[str] = ("anchor", "worker")
-                        ) -> pd.DataFrame:
-    """ρ, p, n of ``change_correlation`` over all heads of ``heads`` (a ``head_table``) and within
-    each class. A head's value content is its initial one, its class its final one."""
-    need = {"run", "stage", "layer", "head", "value_content", "ov_change", "class"}
-    if missing := need - set(heads.columns):
-        raise ParameterError("heads", sorted(missing), "missing columns of a head_table")
-    key = ["run", "layer", "head"]
-    init = heads[heads.stage == "initial"].set_index(key)[["value_content", "ov_change"]]
-    final = heads[heads.stage == "final"].set_index(key)[["class"]]
-    both = init.join(final, how="inner")
-    rows = []
-    for group in ("all", *classes):
-        sub = both if group == "all" else both[both["class"] == group]
-        c = change_correlation(sub.value_content.to_numpy(), sub.ov_change.to_numpy())
-        rows.append({"group": group, "rho": c.rho, "p": c.p, "n": c.n})
-    return pd.DataFrame(rows)
-
-
 # ---------------------------------------------------------------------------- gradient alignment
+MAP_LEAVES = {"ov": ("W_V", "W_O"), "qk": ("W_Q", "W_K")}
+
+
 def _per_head(g: dict[str, torch.Tensor], H: int) -> torch.Tensor:
-    """A block's gradients of W_Q, W_K, W_V, W_O (E, D, D) → each head's slices, concatenated
-    (E, H, 4·D·dh)."""
-    E, D, _ = g["W_Q"].shape
+    """A block's gradients of some of W_Q, W_K, W_V, W_O (E, D, D) → each head's slices,
+    concatenated (E, H, n·D·dh): its columns of W_Q, W_K, W_V and its rows of W_O."""
+    E, D, _ = next(iter(g.values())).shape
     dh = D // H
-    cols = [g[k].reshape(E, D, H, dh).transpose(1, 2).reshape(E, H, -1)
-            for k in ("W_Q", "W_K", "W_V")]
-    return torch.cat(cols + [g["W_O"].reshape(E, H, dh * D)], dim=-1)
+    parts = [g[k].reshape(E, D, H, dh).transpose(1, 2).reshape(E, H, -1) if k != "W_O"
+             else g[k].reshape(E, H, dh * D) for k in g]
+    return torch.cat(parts, dim=-1)
 
 
 def cross_entropy(model: Transformer, batch: Batch) -> torch.Tensor:
@@ -392,16 +367,15 @@ def cross_entropy(model: Transformer, batch: Batch) -> torch.Tensor:
 
 
 def gradient_alignment(model: Transformer, batch: Batch, kind: str = "ov") -> torch.Tensor:
-    """Per head (E, L, H): cos(∇ NC_layer, ∇ CE) with respect to the head's own weights.
-
-    NC_layer is its layer's mean pairwise non-commutativity of ``kind`` maps (W_OV by default),
-    CE the training cross-entropy on ``batch``; the head's weights are its columns of W_Q, W_K,
-    W_V and its rows of W_O, concatenated (biases left out: the maps do not depend on them). The
-    cosine is 0 where either gradient is zero (e.g. a head with all weights zero under "ov").
-    """
+    """Per head (E, L, H): cos(∇ NC_layer, ∇ CE) with respect to the head's own weights of the
+    ``kind`` map: its columns of W_V and rows of W_O for W_OV (the default), its columns of W_Q
+    and W_K for W_QK. NC_layer is its layer's mean pairwise non-commutativity of those maps, CE
+    the training cross-entropy on ``batch``. (The other two weights do not enter the maps, so the
+    gradient of NC with respect to them is zero and would only dilute the cosine.) The cosine is
+    0 where either gradient is zero (e.g. a head whose map is zero)."""
     if kind not in MAP_KINDS:
         raise ParameterError("kind", kind, f"expected one of {MAP_KINDS}")
-    leaves = ("W_Q", "W_K", "W_V", "W_O")
+    leaves = MAP_LEAVES[kind]
     params = [getattr(blk, k) for blk in model.blocks for k in leaves]
     was = [p.requires_grad for p in params]
     try:
@@ -440,11 +414,18 @@ def gradient_classes(cosine: torch.Tensor, tau: float = TAU) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- tables
-def _stages(run, device) -> tuple[Transformer, Batch]:
+def _stages(run, device, snapshots: Mapping[int, dict] | None = None):
+    """The run's weights at every stage as one ensemble: its initial weights, any snapshots
+    (epoch → weights) strictly between, and its final weights. Returns the model, the stages'
+    names and epochs, and the probe contexts."""
     from anchorkit.train import load_model
 
-    model = load_model([run.config, run.config], [run.initial, run.final], device)
-    return model, probe_set(run.config.task).clean
+    cfg = run.config
+    kept = sorted(e for e in (snapshots or {}) if 0 < e < cfg.epochs)
+    stages = [("initial", 0)] + [("snapshot", e) for e in kept] + [("final", cfg.epochs)]
+    states = [run.initial] + [snapshots[e] for e in kept] + [run.final]
+    model = load_model([cfg] * len(states), states, device)
+    return model, stages, probe_set(cfg.task).clean
 
 
 def _batch_on(batch: Batch, device) -> Batch:
@@ -459,45 +440,50 @@ def _run_columns(cfg) -> dict:
 def head_table(runs: Sequence, batch: Batch | None = None, gradients: bool = True,
                sink_threshold: float = SINK_THRESHOLD, anchor_fraction: float = ANCHOR_FRACTION,
                worker_fraction: float = WORKER_FRACTION, tau: float = TAU,
-               device: str = "cpu") -> pd.DataFrame:
+               device: str = "cpu", snapshots: Mapping[str, Mapping[int, dict]] | None = None
+               ) -> pd.DataFrame:
     """One row per (run, stage, layer, head) of trained runs (objects with ``config``,
-    ``initial`` and ``final`` weights, e.g. ``train.TrainedRun``).
+    ``initial`` and ``final`` weights, e.g. ``train.TrainedRun``). Stages: ``initial`` (epoch 0),
+    a ``snapshot`` row for every epoch of ``snapshots[run hash]`` (weights kept during
+    training), ``final``.
 
-    Measured on ``batch`` (default: the run's clean probe set): value_content, the sink
-    (position, token, score, dominated), mean_noncommutativity (the head's mean W_OV
-    non-commutativity with the other heads of its layer), class (anchor/worker/neither), ov_change
-    (relative Frobenius change of W_OV, the same on both stages), and with ``gradients`` the
-    gradient_alignment and its gradient_class.
+    Measured on ``batch`` (default: the run's clean probe set) at every stage: value_content,
+    the sink (position, token, score, dominated), mean_noncommutativity (the head's mean W_OV
+    non-commutativity with the other heads of its layer), class (anchor/worker/neither, from
+    that stage's sinks and value content), ov_change (relative Frobenius change of W_OV from
+    initial to final, the same on every row), ov_change_to_final (from this stage to the end),
+    and with ``gradients`` the W_OV gradient_alignment and its gradient_class.
     """
     rows = []
     for run in runs:
         cfg = run.config
-        model, probe = _stages(run, device)
+        model, stages, probe = _stages(run, device, (snapshots or {}).get(cfg.hash))
         b = _batch_on(probe if batch is None else batch, device)
         act = head_activity(model, b)
         sinks = find_sinks(act.received, b.tokens, sink_threshold)
         with torch.no_grad():
-            ov = head_maps(model, "ov")
+            ov = head_maps(model, "ov")  # (stages, L, H, D, D)
             nc = head_noncommutativity(pairwise_noncommutativity(ov))
-            change = relative_change(ov[0], ov[1])
+            to_final = relative_change(ov, ov[-1:].expand_as(ov))  # (stages, L, H)
         classes = classify_heads(sinks.dominated, act.value_content, anchor_fraction,
                                  worker_fraction)
         grad = gradient_alignment(model, b) if gradients else None
         gclass = gradient_classes(grad, tau) if gradients else None
         names = vocab(cfg.task)
         base = _run_columns(cfg)
-        for e, stage in enumerate(STAGES):
+        for e, (stage, epoch) in enumerate(stages):
             for layer in range(cfg.model.n_blocks):
                 for h in range(cfg.model.n_heads):
                     i = (e, layer, h)
-                    row = {**base, "stage": stage, "layer": layer, "head": h,
+                    row = {**base, "stage": stage, "epoch": epoch, "layer": layer, "head": h,
                            "value_content": float(act.value_content[i]),
                            "sink_position": int(sinks.position[i]),
                            "sink_token": names[int(sinks.token[i])],
                            "sink_score": float(sinks.score[i]),
                            "sink_dominated": bool(sinks.dominated[i]),
                            "mean_noncommutativity": float(nc[i]),
-                           "class": classes[i], "ov_change": float(change[layer, h])}
+                           "class": classes[i], "ov_change": float(to_final[0, layer, h]),
+                           "ov_change_to_final": float(to_final[i])}
                     if gradients:
                         row["gradient_alignment"] = float(grad[i])
                         row["gradient_class"] = gclass[i]
@@ -520,7 +506,7 @@ def layer_table(runs: Sequence, batch: Batch | None = None, kind: str = "ov",
     rows = []
     for run in runs:
         cfg = run.config
-        model, probe = _stages(run, device)
+        model, _, probe = _stages(run, device)  # initial and final weights
         act = head_activity(model, _batch_on(probe if batch is None else batch, device))
         with torch.no_grad():
             pw = pairwise_noncommutativity(head_maps(model, kind))  # (2, L, H, H)

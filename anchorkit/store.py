@@ -1,8 +1,9 @@
 """The run store: every run under a directory named by its configuration's hash.
 
 ``<root>/runs/<hash>/`` holds ``config.json``, ``initial.safetensors``, ``final.safetensors``,
-``trajectory.parquet``, ``meta.json`` and, while a run is unfinished, ``checkpoint.pt`` (model and
-optimizer state at the last checkpoint epoch). A changed configuration field is a different
+``trajectory.parquet``, ``meta.json``, ``snapshots/epoch-<n>.safetensors`` (the weights at a few
+fixed epochs) and, while a run is unfinished, ``checkpoint.pt`` (model and optimizer state at the
+last checkpoint epoch). A changed configuration field is a different
 hash, so a stale run is never read as a fresh one. Every write is atomic (temporary file, then
 rename). A file that fails to load or whose configuration does not match its hash raises
 ``StoreError`` with its path; nothing silently retrains over it.
@@ -159,6 +160,23 @@ class RunStore:
             data = (src / name).read_bytes()
             atomic_write(dst / name, lambda p, data=data: p.write_bytes(data))
         return dst
+
+    # ------------------------------------------------------------------ snapshots
+    def save_snapshot(self, cfg: RunConfig, epoch: int, state: dict) -> None:
+        """The weights at ``epoch`` of training (``train.SNAPSHOT_EPOCHS``), kept beside the run."""
+        d = self.path(cfg)
+        write_json(d / "config.json", cfg.to_dict())
+        atomic_write(d / "snapshots" / f"epoch-{epoch}.safetensors",
+                     lambda p: save_file(_contiguous(state), p))
+
+    def snapshot_epochs(self, cfg: RunConfig) -> list[int]:
+        """The epochs whose weights the store keeps for this run (none for a published run)."""
+        d = self.path(cfg) / "snapshots"
+        return sorted(int(f.stem.split("-")[1]) for f in d.glob("epoch-*.safetensors"))
+
+    def load_snapshot(self, cfg: RunConfig, epoch: int) -> dict[str, torch.Tensor]:
+        d = self._check_config(cfg)
+        return self._load_weights(d / "snapshots" / f"epoch-{epoch}.safetensors")
 
     # ------------------------------------------------------------------ cached answers
     def load_predictions(self, key: str) -> dict[str, torch.Tensor] | None:

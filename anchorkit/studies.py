@@ -346,7 +346,7 @@ def rate_table(results: pd.DataFrame, runs_per_study: int = 8) -> pd.DataFrame:
 # predictions do not depend on it
 SWEEP_CHUNK = 1
 # tables written as CSV too, for a person to read
-CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate", "correlations")
+CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate")
 SWEEPS = {"control": False, "split-anti-seeds": False, "rotated-basis": True,
           "reference-baseline": True, "loss-rate-screen": False}
 
@@ -529,8 +529,8 @@ def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, repor
                  store=None, device: str = "cpu", progress: bool = True, reuse: bool = False
                  ) -> dict[str, pd.DataFrame]:
     """The essay's measurements (SPEC §10) on every stored run at these seeds, initial and final
-    weights: ``heads`` (per head), ``layers`` (per layer and measure, W_OV and W_QK) and
-    ``correlations`` (initial value content against change), written to
+    weights (and at the snapshots the store keeps of them): ``heads`` (per head and stage) and
+    ``layers`` (per layer and measure, W_OV and W_QK), written to
     ``reports_dir/geometry-of-anchors/`` with ``provenance.json``."""
     import time
     from pathlib import Path
@@ -553,12 +553,13 @@ def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, repor
     if progress:
         from tqdm.std import tqdm
         iterator = tqdm(trained, desc="measuring heads")
-    heads = pd.concat([geometry.head_table([r], device=device) for r in iterator],
-                      ignore_index=True)
+    heads = pd.concat([geometry.head_table([r], device=device, snapshots={
+        r.config.hash: {e: store.load_snapshot(r.config, e)
+                        for e in store.snapshot_epochs(r.config)}}) for r in iterator],
+        ignore_index=True)
     layers = pd.concat([geometry.layer_table(trained, kind=k, device=device)
                         for k in geometry.MAP_KINDS], ignore_index=True)
-    out = {"heads": heads, "layers": layers,
-           "correlations": geometry.change_correlations(heads)}
+    out = {"heads": heads, "layers": layers}
     if where is not None:
         write_study(where, out, ESSAY, seeds, profile, runs, time.perf_counter() - t0, source)
     return out

@@ -34,6 +34,12 @@ class TrainedRun:
     trajectory: pd.DataFrame
 
 
+# epochs at which the training loop keeps a copy of the weights in the run store (the essay reads
+# them: classes at an early epoch, gradient alignment over training); a fixed list, not part of
+# a run's configuration, so it changes no run's hash. Published runs carry none.
+SNAPSHOT_EPOCHS = (0, 10, 50, 150)
+
+
 def data_seed(seed: int) -> int:
     """The data stream's seed, derived from the model seed (twins share it)."""
     return derive_seed("data-seed", seed)
@@ -138,8 +144,14 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end) ->
             row.update({f"alignment_other_{s}": float(other[i, s]) for s in range(other.shape[1])})
             traj_rows.append(row)
 
+    def snapshot(epoch: int):
+        if store is not None and epoch in SNAPSHOT_EPOCHS:
+            for i, c in enumerate(cfgs):
+                store.save_snapshot(c, epoch, model.member_state(i))
+
     if start == 0:
         record(0, None)
+        snapshot(0)
     bar = tqdm(range(start, cfg0.epochs), desc=f"training {E} run{'s' * (E > 1)}",
                disable=not progress, initial=start, total=cfg0.epochs)
     for epoch in bar:
@@ -175,6 +187,7 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end) ->
         done = epoch + 1
         if done % tcfg.trajectory_every == 0 or done == cfg0.epochs:
             record(done, epoch_loss.tolist())
+        snapshot(done)
         if store is not None and done % tcfg.checkpoint_every == 0 and done < cfg0.epochs:
             for i, c in enumerate(cfgs):
                 store.save_checkpoint(c, {

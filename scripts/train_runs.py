@@ -2,6 +2,7 @@
 
 usage: python -m scripts.train_runs --seeds 1 2 --recipes control falloff --optimizers adam
        [--epochs 400] [--set key=value ...]   (key: a ModelConfig/TrainConfig/TaskConfig field)
+       [--ignore-published]   (retrain runs that published/ holds, e.g. to keep their snapshots)
 """
 
 from __future__ import annotations
@@ -45,12 +46,14 @@ def main():
     p.add_argument("--epochs", type=int, default=400)
     p.add_argument("--set", nargs="*")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--ignore-published", action="store_true",
+                   help="train runs found in published/ again (their weights keep no snapshots)")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     cfgs = configs_from_args(args)
     for c in cfgs:
         print(c.name, c.hash, flush=True)
-    train(cfgs, RunStore())
+    train(cfgs, RunStore(published=None) if args.ignore_published else RunStore())
 
 
 if __name__ == "__main__":

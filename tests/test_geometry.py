@@ -8,8 +8,7 @@ import pytest
 import torch
 
 from anchorkit import ModelConfig, TaskConfig
-from anchorkit.geometry import (SINK_THRESHOLD, attention_received, change_correlation,
-                                change_correlations, classify_heads, coefficient_of_variation,
+from anchorkit.geometry import (SINK_THRESHOLD, attention_received, classify_heads, coefficient_of_variation,
                                 enrichment, find_sinks, functional_noncommutativity,
                                 gradient_alignment, gradient_classes, head_activity,
                                 head_heterogeneity, head_maps, head_noncommutativity,
@@ -169,12 +168,45 @@ def test_attention_received_by_hand():
     on_first[..., 0] = 1.0
     r = attention_received(on_first)
     assert r.shape == (1, 1, T)
-    assert r[0, 0, 0] == 1 and (r[0, 0, 1:-1] == 0).all() and torch.isnan(r[0, 0, -1])
+    # every query q gives position 0 all its attention: q + 1 times its uniform share
+    assert r[0, 0, 0].item() == pytest.approx(np.mean([q + 1 for q in range(1, T)]))
+    assert (r[0, 0, 1:-1] == 0).all() and torch.isnan(r[0, 0, -1])
     uniform = torch.ones(T, T).tril()
     uniform = (uniform / uniform.sum(-1, keepdim=True))[None, None]  # (B=1, H=1, T, T)
     r = attention_received(uniform)
-    for k in range(T - 1):
-        assert r[0, k].item() == pytest.approx(np.mean([1 / (q + 1) for q in range(k + 1, T)]))
+    torch.testing.assert_close(r[0, :-1], torch.ones(T - 1))  # uniform attention: ratio 1
+
+
+def constructed_patterns(T: int) -> torch.Tensor:
+    """(1, 3, T, T) causal patterns: head 0 puts 0.9 of every query's attention on position 0
+    (``?``); head 1 only the last query puts 0.9 on the position before it (the query's b
+    operand, a number, seen by one query); head 2 puts 0.5 of every later query's attention on
+    position 5 (the first example answer: the op's evidence). The rest is spread uniformly."""
+    p = torch.ones(3, T, T).tril()
+    p = p / p.sum(-1, keepdim=True)
+    for q in range(1, T):
+        p[0, q] = 0.1 * p[0, q] / p[0, q].sum()
+        p[0, q, 0] += 0.9
+    p[1, T - 1] = 0.1 * p[1, T - 1] / p[1, T - 1].sum()
+    p[1, T - 1, T - 2] += 0.9
+    for q in range(6, T):
+        p[2, q] = 0.5 * p[2, q] / p[2, q].sum()
+        p[2, q, 5] += 0.5
+    torch.testing.assert_close(p.sum(-1), torch.ones(3, T))
+    return p[None]
+
+
+def test_sinks_are_syntax_positions_above_their_uniform_share_not_late_or_evidence_positions(probe):
+    T = context_length(TASK)
+    patterns = constructed_patterns(T)
+    sinks = find_sinks(attention_received(patterns), probe.tokens)
+    assert sinks.dominated.tolist() == [True, False, False]
+    assert int(sinks.position[0]) == 0 and int(sinks.token[0]) == token_id(TASK, "?")
+    # the uniform-blind detector (raw mean attention from later queries > 0.3) flagged all three
+    later = torch.ones(T, T).tril(-1)
+    raw = (patterns[0] * later).sum(-2) / later.sum(0)
+    assert (raw.nan_to_num(0).amax(-1) > 0.3).tolist() == [True, True, True]
+    assert raw[1].nan_to_num(0).argmax() == T - 2 and raw[2].nan_to_num(0).argmax() == 5
 
 
 def sink_model(head=0, zero_output=True):
@@ -202,7 +234,7 @@ def test_a_head_attending_to_the_question_mark_is_a_sink_and_an_anchor(probe):
     assert act.received.shape == (1, 4, H, context_length(TASK))
     sinks = find_sinks(act.received, probe.tokens)
     assert sinks.position[0, 0, 2] == 0 and sinks.token[0, 0, 2] == token_id(TASK, "?")
-    assert sinks.score[0, 0, 2] > 0.99 and sinks.dominated[0, 0, 2]
+    assert sinks.score[0, 0, 2] > 10 and sinks.dominated[0, 0, 2]  # ≈ mean of q + 1 over queries
     assert sinks.dominated.sum() == 1  # the near-uniform heads of a fresh model are not sinks
     assert act.value_content[0, 0, 2] == 0
     assert (act.value_content[0].flatten().sort().values[1:] > 0).all()
@@ -214,7 +246,7 @@ def test_a_head_attending_to_the_question_mark_is_a_sink_and_an_anchor(probe):
     sinks = find_sinks(act.received, probe.tokens, SINK_THRESHOLD)
     assert sinks.dominated[0, 0, 2] and act.value_content[0, 0, 2] > 0
     with pytest.raises(ValueError, match="'threshold'"):
-        find_sinks(act.received, probe.tokens, 1.5)
+        find_sinks(act.received, probe.tokens, 0.5)
 
 
 def test_classify_heads_by_hand():
@@ -228,28 +260,9 @@ def test_classify_heads_by_hand():
 
 
 # ---------------------------------------------------------------------------- change
-def test_relative_change_and_spearman_on_monotone_sets():
+def test_relative_change_by_hand():
     x = torch.randn(3, 4, 4, generator=torch.Generator().manual_seed(2))
     assert torch.allclose(relative_change(x, 3 * x), torch.full((3,), 2.0))
-    up = change_correlation([1.0, 2.0, 3.0, 4.0, 5.0], [0.1, 0.5, 0.7, 2.0, 9.0])
-    down = change_correlation(np.array([[1.0, 2.0], [3.0, 4.0]]), [9.0, 3.0, 1.0, 0.0])
-    assert up.rho == pytest.approx(1.0) and down.rho == pytest.approx(-1.0)
-    assert up.n == 5 and up.p < 0.05
-    assert math.isnan(change_correlation([1.0, 2.0], [2.0, 1.0]).rho)
-
-
-def test_change_correlations_overall_and_within_classes():
-    rows = []
-    for h, (vc, ch, cls) in enumerate([(1, 5, "anchor"), (2, 4, "anchor"), (3, 3, "anchor"),
-                                       (4, 6, "worker"), (5, 7, "worker"), (6, 8, "worker")]):
-        for stage in ("initial", "final"):
-            rows.append({"run": "r", "stage": stage, "layer": 0, "head": h,
-                         "value_content": vc if stage == "initial" else 0.0, "ov_change": ch,
-                         "class": cls if stage == "final" else "neither"})
-    out = change_correlations(pd.DataFrame(rows)).set_index("group")
-    assert out.loc["anchor", "rho"] == pytest.approx(-1.0) and out.loc["anchor", "n"] == 3
-    assert out.loc["worker", "rho"] == pytest.approx(1.0)
-    assert out.loc["all", "n"] == 6
 
 
 # ---------------------------------------------------------------------------- gradients
@@ -260,7 +273,7 @@ def test_gradient_alignment_in_range_and_per_head(probe):
     # one head recomputed with masks over the full gradients (an independent route to the slices)
     layer, h = 1, 2
     blk = model.blocks[layer]
-    params = [blk.W_Q, blk.W_K, blk.W_V, blk.W_O]
+    params = [blk.W_V, blk.W_O]  # W_OV's own weights: W_Q and W_K do not enter it
     from anchorkit.geometry import cross_entropy
 
     g_ce = torch.autograd.grad(cross_entropy(model, probe).sum(), params)
@@ -268,9 +281,8 @@ def test_gradient_alignment_in_range_and_per_head(probe):
     g_nc = torch.autograd.grad(nc, params, allow_unused=True)
     masks = [torch.zeros(1, D, D) for _ in params]
     c = slice(h * DH, (h + 1) * DH)
-    for m in masks[:3]:
-        m[:, :, c] = 1
-    masks[3][:, c, :] = 1
+    masks[0][:, :, c] = 1
+    masks[1][:, c, :] = 1
     g_nc = [torch.zeros_like(m) if g is None else g for g, m in zip(g_nc, masks)]
     a = torch.cat([(g * m).flatten() for g, m in zip(g_nc, masks)])
     b = torch.cat([(g * m).flatten() for g, m in zip(g_ce, masks)])
@@ -323,8 +335,22 @@ def test_head_table_is_tidy(runs, probe):
         assert col in t.columns
     per_head = t.groupby(["run", "layer", "head"]).ov_change.nunique()
     assert (per_head == 1).all() and (t.ov_change > 0).all()
-    assert t.gradient_alignment.abs().max() <= 1
-    assert len(change_correlations(t)) == 3
+    assert (t[t.stage == "final"].ov_change_to_final == 0).all()
+    initial = t[t.stage == "initial"]
+    assert (initial.ov_change_to_final == initial.ov_change).all()
+
+
+def test_head_table_reads_snapshots_between_initial_and_final(runs, probe):
+    run = runs[0]
+    half = {k: (run.initial[k] + run.final[k]) / 2 for k in run.initial}
+    t = head_table([run], batch=probe, gradients=False,
+                   snapshots={run.config.hash: {0: run.initial, 2: half, run.config.epochs: run.final}})
+    assert t.groupby("stage").epoch.unique().to_dict() == {
+        "initial": [0], "snapshot": [2], "final": [run.config.epochs]}
+    mid = t[t.stage == "snapshot"].set_index(["layer", "head"])
+    start = t[t.stage == "initial"].set_index(["layer", "head"])
+    # halfway there, the change still to come is a fraction of the whole change
+    assert (mid.ov_change_to_final < start.ov_change_to_final).all()
 
 
 def test_layer_table_enrichment(runs):

@@ -121,3 +121,17 @@ def test_thread_count_does_not_change_the_weights():
     finally:
         torch.set_num_threads(before)
     assert_same_weights(one.final, two.final)
+
+
+def test_snapshots_hold_the_weights_at_their_epochs(tmp_path, monkeypatch):
+    import anchorkit.train as training
+
+    monkeypatch.setattr(training, "SNAPSHOT_EPOCHS", (0, 2))
+    cfg = small(seed=7, recipe="falloff", epochs=4)
+    store = RunStore(tmp_path)
+    run = train([cfg], store, progress=False)[0]
+    assert store.snapshot_epochs(cfg) == [0, 2]
+    assert_same_weights(store.load_snapshot(cfg, 0), run.initial)
+    two = train([cfg.replace(epochs=2)], progress=False)[0]  # the same stream, stopped at 2
+    assert_same_weights(store.load_snapshot(cfg, 2), two.final)
+    assert RunStore(tmp_path / "elsewhere").snapshot_epochs(cfg) == []
