@@ -38,17 +38,25 @@ def count_defined(flags, undefined: str = "no spike") -> str:
     return text + (f" ({missing} with {undefined})" if missing else "")
 
 
+def seed_text(seeds) -> str:
+    """Seeds as a reader takes them in: ``704–711`` for a run of three or more, else a list."""
+    seeds = list(seeds)
+    if not seeds:
+        return "none"
+    if len(seeds) > 2 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}–{seeds[-1]}"
+    return ", ".join(map(str, seeds))
+
+
 def provenance_block(prov: Mapping) -> str:
     """A short Markdown block saying what produced a study's tables."""
     commit = (prov.get("commit") or "unknown")[:10]
     dirty = " (with uncommitted changes)" if prov.get("dirty") else ""
-    seeds = prov.get("seeds", [])
-    seed_text = (f"{seeds[0]}–{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1))
-                 and len(seeds) > 2 else ", ".join(map(str, seeds))) if seeds else "none"
+    seeds = seed_text(prov.get("seeds", []))
     versions = prov.get("versions", {})
     minutes = prov.get("wall_seconds", float("nan")) / 60
     return (f"**Provenance.** Tables `reports/{prov.get('study')}/`, computed {prov.get('date')} "
-            f"from commit `{commit}`{dirty}: profile *{prov.get('profile')}*, seeds {seed_text}, "
+            f"from commit `{commit}`{dirty}: profile *{prov.get('profile')}*, seeds {seeds}, "
             f"{prov.get('epochs')} epochs, {len(prov.get('runs', {}))} runs; "
             f"torch {versions.get('torch')}, Python {prov.get('python')}, "
             f"{prov.get('threads')} thread(s); {minutes:.1f} min to train (or load) and measure.")

@@ -55,3 +55,11 @@ def test_count_defined_leaves_undefined_rows_out_and_says_how_many():
     assert count_defined(flags) == "2 of 3 (2 with no spike)"
     assert count_defined(pd.Series([True, False], dtype="boolean")) == "1 of 2"
     assert count_defined(pd.Series([None, None], dtype="boolean")) == "no case (all 2 with no spike)"
+
+
+def test_seed_text_reads_a_run_of_seeds_as_a_range():
+    from anchorkit.report import seed_text
+
+    assert seed_text(range(800, 840)) == "800–839"
+    assert seed_text([704, 706]) == "704, 706" and seed_text([1, 2, 4]) == "1, 2, 4"
+    assert seed_text([]) == "none"
