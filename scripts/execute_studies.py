@@ -23,7 +23,7 @@ import papermill as pm
 from anchorkit.studies import (DEFAULT_SEEDS, ESSAY, PAPER_SEEDS, STUDIES, essay_runs,
                                study_runs, written_for)
 
-PAGES_ONLY = ("reproducibility",)  # pages that execute like a study but train nothing
+PAGES_ONLY = ("reproduction-ledger", "reproducibility")  # pages that execute like a study but train nothing
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "book" / "studies"
 
