@@ -70,7 +70,8 @@ def alignment_by_slice(alignment: pd.DataFrame, weights: pd.DataFrame | None = N
     _require(weights, ["term", "slice", "weight"], "alignment_by_slice weights")
     panel = alt.Chart(weights).mark_line(point=True).encode(
         x=alt.X("slice:O", axis=alt.Axis(labelExpr=_slice_label_expr(), labelAngle=0)),
-        y=alt.Y("weight:Q", scale=alt.Scale(type="symlog", constant=0.01), title="recipe weight"),
+        y=alt.Y("weight:Q", scale=alt.Scale(type="symlog", constant=0.01), title="recipe weight",
+                axis=alt.Axis(values=[0, 0.03, 0.1, 0.2, 0.5, 1.0])),  # the weights' own scale
         color=alt.Color("term:N", title="recipe term", legend=alt.Legend(orient="bottom")),
         tooltip=["term:N", "slice:O", alt.Tooltip("weight:Q", format=".3f")],
     ).properties(width=220, height=90)
@@ -133,7 +134,7 @@ def direction_cost(basis: pd.DataFrame):
     enc = dict(
         x=alt.X("kind:N", sort=kinds, title=None, axis=alt.Axis(labels=False, ticks=False)),
         xOffset=alt.XOffset("jitter:Q"),
-        y=alt.Y("cost:Q", title="direction cost (mean drop over ops)"),
+        y=alt.Y("cost:Q", title=None),
         color=alt.Color("kind:N", sort=kinds, title=None, legend=alt.Legend(orient="bottom")),
         tooltip=["run:N", "seed:Q", "kind:N", "direction:Q", alt.Tooltip("cost:Q", format=".3f")])
     base = alt.Chart().transform_calculate(jitter="random()")
@@ -142,9 +143,11 @@ def direction_cost(basis: pd.DataFrame):
     random = base.mark_point(filled=False, size=22).encode(**enc).transform_filter(
         "datum.kind == 'random'")
     e1 = base.mark_square(size=70).encode(**enc).transform_filter("datum.kind == 'e₁'")
-    return alt.layer(dots, random, e1, data=df).properties(width=70, height=160).facet(
+    # narrow enough for eight seeds in the book's column; one title instead of a y title per row
+    return alt.layer(dots, random, e1, data=df).properties(width=44, height=150).facet(
         column=alt.Column("seed:O", title="seed"),
-        row=alt.Row("role_name:N", title=None, sort=["control", "falloff"]))
+        row=alt.Row("role_name:N", title=None, sort=["control", "falloff"]), spacing=6,
+    ).properties(title="direction cost: mean drop over the ops at full dose")
 
 
 def trajectories(trajectory: pd.DataFrame, columns: list[str], title: str):
@@ -152,13 +155,26 @@ def trajectories(trajectory: pd.DataFrame, columns: list[str], title: str):
     by recipe, one panel per column."""
     _require(trajectory, ["run", "seed", "recipe", "epoch", *columns], "trajectories")
     df = trajectory.melt(id_vars=["run", "seed", "recipe", "optimizer", "epoch"],
-                         value_vars=columns, var_name="measure", value_name="value")
+                         value_vars=columns, var_name="column", value_name="value")
+    df["measure"] = df["column"].map(trajectory_label)
     line = alt.Chart().mark_line(strokeWidth=1, opacity=0.7).encode(
         x=alt.X("epoch:Q"), y=alt.Y("value:Q", title=title),
         color=alt.Color("recipe:N", legend=alt.Legend(orient="bottom")), detail="run:N",
         tooltip=["run:N", "seed:Q", "epoch:Q", alt.Tooltip("value:Q", format=".3f")])
     return alt.layer(line, data=df).properties(width=120, height=110).facet(
-        column=alt.Column("measure:N", title=None, sort=columns))
+        column=alt.Column("measure:N", title=None, sort=[trajectory_label(c) for c in columns]))
+
+
+def trajectory_label(column: str) -> str:
+    """A trajectory column in the book's words: ``score_sum`` → "sum", ``alignment_other_4`` →
+    "other-op contexts, slice 4"."""
+    if column.startswith("score_"):
+        return column[len("score_"):]
+    for prefix, words in (("alignment_difference_", "difference contexts"),
+                          ("alignment_other_", "other-op contexts")):
+        if column.startswith(prefix):
+            return f"{words}, slice {column[len(prefix):]}"
+    return column.replace("_", " ")
 
 
 def removal_by_seed(results: pd.DataFrame, threshold: float = 0.5):

@@ -4,6 +4,7 @@ result number (every one is glued from the notebook)."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -44,7 +45,11 @@ def html(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def browser():
     if chromium() is None:
-        pytest.fail("chromium is not installed (.ci/run installs Debian's chromium)")
+        # required where .ci/run runs (it installs Chromium and says so); a newcomer is told how
+        if os.environ.get("ANCHORKIT_REQUIRE_BROWSER"):
+            pytest.fail("chromium is not installed, and ANCHORKIT_REQUIRE_BROWSER is set")
+        pytest.skip("headless Chromium is not installed: `sudo apt-get install chromium` "
+                    "(Debian) runs these page checks")
     b = Browser()
     yield b
     b.close()

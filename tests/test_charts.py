@@ -96,3 +96,9 @@ def test_essay_charts_are_valid_and_interactive():
                   charts.strip(heads, "class", "value_content", "v", log=True)):
         spec = _spec(chart)
         assert '"field": "run"' in spec and '"field": "seed"' in spec
+
+
+def test_trajectory_panels_are_named_in_the_books_words():
+    assert charts.trajectory_label("score_difference") == "difference"
+    assert charts.trajectory_label("alignment_difference_4") == "difference contexts, slice 4"
+    assert charts.trajectory_label("alignment_other_0") == "other-op contexts, slice 0"
