@@ -152,3 +152,65 @@ def screen_scope(rate: pd.DataFrame | None, earlier_definitions: bool = False) -
             "(in brackets: at the interval's ends)." + (
                 " These counts use the earlier removal, against the evidence null "
                 "(see the screen's page)." if earlier_definitions else ""))
+
+
+def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.DataFrame,
+                   tolerance: float = 0.05) -> dict[str, str]:
+    """The sentence that closes each question of the report page (E1, E2, E3, Discussion),
+    computed from the rotated-basis ``results`` and ``alignment`` tables and the reproduction
+    ledger's ``claims`` (``ledger.ledger``). ``tolerance``: how close two medians must be to read
+    as the same (a method constant, stated on the page)."""
+    rot = results[results.optimizer == "rotated"]
+    sto = results[results.optimizer == "adam"]
+    a = alignment[(alignment.role == "anchored") & (alignment.context == "difference")
+                  & (alignment.slice >= 3)].groupby(["optimizer", "seed"]).alignment.mean()
+    same_alignment = abs(a["rotated"].median() - a["adam"].median()) <= tolerance
+    all_kept = bool(rot.kept.all())
+    if all_kept and same_alignment:
+        e1 = ("the numbers favour the alternative: the auxiliary loss sets the direction whatever "
+              "the optimizer's basis, since every rotated run kept the anchor and aligned with e₁ "
+              f"as closely as its twin (medians within {tolerance} of each other read as the same)")
+    elif all_kept:
+        e1 = ("the anchor held on every rotated run, but its alignment differs from the twins' by "
+              "more than the tolerance, so the optimizer's basis changed how the anchor sits")
+    else:
+        e1 = (f"the anchor was lost on {int((~rot.kept).sum())} of {len(rot)} rotated runs, so "
+              "under these numbers it leaned in part on e₁ being an axis of the optimizer")
+    net_gap = rot.net_removal.median() - sto.net_removal.median()
+    selective = bool((results.spill <= 0.02).all())
+    if selective and net_gap >= -tolerance:
+        e2 = ("the edit removes difference at least as well under rotated Adam as under plain "
+              "Adam and stays selective on every run, so removal does not depend on e₁ being "
+              "an axis")
+    elif selective:
+        e2 = ("the edit stays selective on every run but removes less under rotated Adam than "
+              "under plain Adam")
+    else:
+        e2 = "the edit is not selective on every run"
+    source_raw = 0.97  # the source report's raw removal (REPORT-CLAIMS E2a)
+    m = rot.raw_removal.median()
+    e2 += (f"; raw removal (median {m:.2f} rotated) is {'below' if m < source_raw else 'at or above'} "
+           f"the source's {source_raw}, with {'no' if not rot.over_removal.any() else 'some'} "
+           "over-removal")
+    verdict = claims.set_index("id").verdict
+    formed = int(rot.control_has_spike_rotated.sum())
+    moved_onto_rotated = rot.control_top_share_rotated.median() > rot.control_top_share_axes.median()
+    premise_missing = verdict["P1"] == verdict["P2"] == "not reproduced"
+    e3 = (f"a spike stands out at the syntax positions in {formed} of {len(rot)} rotated controls; "
+          + ("the largest share moves onto the rotated axes" if moved_onto_rotated
+             else "the largest share does not move onto the rotated axes")
+          + (", at the source's size" if verdict["E3a"] == "reproduced" else
+             ", not at the source's size")
+          + f" (E3a {verdict['E3a']}, E3b {verdict['E3b']}, E3c {verdict['E3c']}, "
+          f"E3e {verdict['E3e']})"
+          + (f"; the privileged basis the question is about barely forms in this regime (P1 "
+             f"{verdict['P1']}, P2 {verdict['P2']})" if premise_missing else ""))
+    ids = {v: ", ".join(claims[claims.verdict == v].id) or "none"
+           for v in ("reproduced", "partly", "not reproduced")}
+    discussion = (f"Against the source report, the ledger reads: reproduced {ids['reproduced']}; "
+                  f"partly {ids['partly']}; not reproduced {ids['not reproduced']}"
+                  + (". Whether an anchor needs the optimizer's privileged basis can only be "
+                     "answered where that basis forms, and in this regime it does not (P1, P2): "
+                     "finding a regime in which it does is this project's next step"
+                     if premise_missing else ""))
+    return {"e1": e1, "e2": e2, "e3": e3, "discussion": discussion}

@@ -63,3 +63,26 @@ def test_seed_text_reads_a_run_of_seeds_as_a_range():
     assert seed_text(range(800, 840)) == "800–839"
     assert seed_text([704, 706]) == "704, 706" and seed_text([1, 2, 4]) == "1, 2, 4"
     assert seed_text([]) == "none"
+
+
+def test_the_report_answers_follow_the_tables():
+    from anchorkit.report import report_answers
+
+    seeds = range(8)
+    results = pd.DataFrame([{"optimizer": o, "seed": s, "kept": True, "net_removal": 0.8,
+                             "raw_removal": 0.8, "spill": 0.0, "over_removal": False,
+                             "control_has_spike_rotated": False, "control_top_share_rotated": 0.1,
+                             "control_top_share_axes": 0.05} for o in ("rotated", "adam") for s in seeds])
+    alignment = pd.DataFrame([{"optimizer": o, "seed": s, "role": "anchored", "context": "difference",
+                               "slice": sl, "alignment": 0.9} for o in ("rotated", "adam")
+                              for s in seeds for sl in range(5)])
+    claims = pd.DataFrame({"id": ["P1", "P2", "E3a", "E3b", "E3c", "E3e"],
+                           "verdict": ["not reproduced"] * 2 + ["partly"] * 4})
+    held = report_answers(results, alignment, claims)
+    assert held["e1"].startswith("the numbers favour the alternative")
+    assert "barely forms" in held["e3"] and "barely forms" not in report_answers(
+        results, alignment, claims.assign(verdict="reproduced"))["e3"]
+    lost = results.assign(kept=(results.optimizer == "adam") | (results.seed > 1))
+    assert report_answers(lost, alignment, claims)["e1"].startswith("the anchor was lost on 2 of 8")
+    spilled = results.assign(spill=0.05)
+    assert report_answers(spilled, alignment, claims)["e2"].startswith("the edit is not selective")
