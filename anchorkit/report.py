@@ -214,3 +214,22 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
                      "finding a regime in which it does is this project's next step"
                      if premise_missing else ""))
     return {"e1": e1, "e2": e2, "e3": e3, "discussion": discussion}
+
+
+def by_seed(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: str = "{:.3f}"):
+    """A per-seed table turned on its side, so that a table of many measures fits the page: one
+    row per measure (``headers`` maps its column to its label), one column per seed; numbers in
+    ``fmt``, flags as yes/no, undefined values as "–". A pandas Styler with the caption."""
+    def cell(v):
+        if v is None or (not isinstance(v, str) and pd.isna(v)):
+            return "–"
+        if isinstance(v, (bool, np.bool_)):
+            return "yes" if v else "no"
+        if isinstance(v, (float, np.floating)):
+            return fmt.format(v)
+        return str(v)
+
+    rows = {label: [cell(v) for v in df[col]] for col, label in headers.items() if col != "seed"}
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=[str(s) for s in df["seed"]])
+    out.columns.name = "seed"
+    return out.style.set_caption(caption)
