@@ -147,3 +147,42 @@ def test_the_report_types_no_result_number(html):
     numbers = re.findall(r"(?<![\w.])\d+(?:\.\d+)?", prose)
     typed = sorted(set(numbers) - METHOD_CONSTANTS)
     assert typed == [], f"numbers typed into the report's prose, not glued: {typed}"
+
+
+def _pages(html: Path) -> list[Path]:
+    """Every page of the book (the site's own HTML, not search or index pages)."""
+    skip = {"search.html", "genindex.html"}
+    return sorted(p for p in html.rglob("*.html") if p.name not in skip
+                  and "_static" not in p.parts and "_sources" not in p.parts)
+
+
+# the widest element of a page's content column that overflows it, if any (charts are drawn SVG
+# or canvas inside .vega-embed; tables are tables)
+OVERFLOW = """(() => {
+  const col = document.querySelector('article.bd-article') || document.querySelector('main');
+  const limit = col.getBoundingClientRect().right + 2;
+  const wide = [...col.querySelectorAll('table, .vega-embed svg, .vega-embed canvas')]
+    .filter(e => e.getBoundingClientRect().right > limit)
+    .map(e => e.tagName + ' ' + Math.round(e.getBoundingClientRect().width));
+  return wide;
+})()"""
+
+
+def test_every_page_loads_without_console_errors_raw_markdown_or_overflow(html, browser):
+    browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=900,
+                 deviceScaleFactor=1, mobile=False)
+    problems = {}
+    for page in _pages(html):
+        browser.console.clear()
+        browser.failed.clear()
+        browser.open(page, settle=1.5)
+        if browser.js("document.querySelectorAll('.vega-embed').length"):
+            browser.wait_for("[...document.querySelectorAll('.vega-embed')]"
+                             ".every(e => e.querySelector('svg, canvas'))")
+        found = {"console": _errors(browser), "overflow": browser.js(OVERFLOW),
+                 "raw markdown": re.findall(r"\|\s*-{3,}\s*\|",
+                                            browser.js("document.body.innerText"))}
+        found = {k: v for k, v in found.items() if v}
+        if found:
+            problems[str(page.relative_to(html))] = found
+    assert problems == {}
