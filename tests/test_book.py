@@ -186,3 +186,36 @@ def test_every_page_loads_without_console_errors_raw_markdown_or_overflow(html, 
         if found:
             problems[str(page.relative_to(html))] = found
     assert problems == {}
+
+
+# the glossary's terms and how the prose uses them
+TERMS = {
+    "Anchor head": r"anchor heads?", "Worker head": r"worker heads?",
+    "Direction cost": r"direction costs?", "Energy share": r"energy shares?",
+    "Reference baseline": r"reference baselines?", "Value content": r"value content",
+    "Over-removal": r"over-removal", "Alignment": r"(?<!gradient )alignment",
+    "Anchor": r"anchor(?![ -]heads?)(?!ed)s?", "Control": r"controls?(?! drop)",
+    "Dose": r"doses?", "Edit": r"(?<=the )edit(?!ed)", "Kept": r"kept (?:its|the) anchor",
+    "Kurtosis": r"kurtosis", "Landing": r"landing", "Null": r"(?<!evidence )null(?! set)",
+    "Removal": r"(?<!over-)removal", "Slice": r"slices?", "Sink": r"sinks?",
+    "Spike": r"spikes?", "Spill": r"spill", "Twin": r"twins?",
+}
+
+
+def test_every_glossary_term_a_page_uses_is_linked_there(html):
+    glossary = (html / "book" / "glossary.html").read_text()
+    assert all(f'id="term-{t.replace(" ", "-")}"' in glossary for t in TERMS)
+    unlinked = {}
+    for page in _pages(html):
+        if page.name in ("glossary.html",):
+            continue
+        source = page.read_text()
+        p = _Prose()
+        p.feed(source)
+        prose = " ".join(p.text)
+        missing = [t for t, pat in TERMS.items()
+                   if re.search(r"(?<![\w\-])(" + pat + r")(?![\w\-])", prose, flags=re.I)
+                   and f'glossary.html#term-{t.replace(" ", "-")}"' not in source]
+        if missing:
+            unlinked[str(page.relative_to(html))] = missing
+    assert unlinked == {}
