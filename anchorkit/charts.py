@@ -31,18 +31,19 @@ def _grouped(df: pd.DataFrame, by: str) -> pd.DataFrame:
     return df.assign(group=group)
 
 
-def _runs_and_mean(df: pd.DataFrame, x: alt.X, y: str, title: str, by: str = "optimizer"):
-    """A hairline per run and the mean over runs in bold, coloured by group."""
+def _runs_and_median(df: pd.DataFrame, x: alt.X, y: str, title: str, by: str = "optimizer"):
+    """A hairline per run and the median over runs in bold (the prose quotes medians), coloured
+    by group."""
     color = alt.Color("group:N", scale=GROUP_COLORS if by == "optimizer" else alt.Undefined,
                       title=None, legend=alt.Legend(orient="bottom"))
     base = alt.Chart(df).encode(x=x)
     runs = base.mark_line(strokeWidth=0.8, opacity=0.45).encode(
         y=alt.Y(f"{y}:Q", title=title), color=color, detail="run:N",
         tooltip=["run:N", "seed:Q", alt.Tooltip(f"{y}:Q", format=".3f")])
-    mean = base.mark_line(strokeWidth=3, point=True).encode(
-        y=f"mean({y}):Q", color=color,
-        tooltip=["group:N", alt.Tooltip(f"mean({y}):Q", format=".3f", title=f"mean {title}")])
-    return runs, mean
+    median = base.mark_line(strokeWidth=3, point=True).encode(
+        y=f"median({y}):Q", color=color,
+        tooltip=["group:N", alt.Tooltip(f"median({y}):Q", format=".3f", title=f"median {title}")])
+    return runs, median
 
 
 def recipe_weights(name: str = "falloff", n_slices: int = 5) -> pd.DataFrame:
@@ -61,8 +62,8 @@ def alignment_by_slice(alignment: pd.DataFrame, weights: pd.DataFrame | None = N
              "alignment_by_slice")
     df = _grouped(alignment[alignment["role"] == "anchored"], "optimizer")
     x = alt.X("slice:O", title="slice", axis=alt.Axis(labelExpr=_slice_label_expr(), labelAngle=0))
-    runs, mean = _runs_and_mean(df, x, "alignment", "alignment α at the example answers")
-    chart = alt.layer(runs, mean, data=df).facet(
+    runs, median = _runs_and_median(df, x, "alignment", "alignment α at the example answers")
+    chart = alt.layer(runs, median, data=df).facet(
         column=alt.Column("context:N", title=None, header=alt.Header(
             labelExpr="datum.value == 'difference' ? 'difference contexts' : 'other-op contexts'")))
     if weights is None:
@@ -92,7 +93,7 @@ def removal_by_dose(dose: pd.DataFrame, criterion: float = 0.02, by: str = "opti
     panels = []
     for col, title in (("net_removal", "removal net of the control"),
                        ("raw_removal", "raw removal"), ("spill", "spill")):
-        layers = list(_runs_and_mean(df, x, col, title, by))
+        layers = list(_runs_and_median(df, x, col, title, by))
         if col == "spill":
             layers.append(alt.Chart(pd.DataFrame({"criterion": [criterion]})).mark_rule(
                 strokeDash=[5, 4], color="black").encode(

@@ -219,3 +219,18 @@ def test_every_glossary_term_a_page_uses_is_linked_there(html):
         if missing:
             unlinked[str(page.relative_to(html))] = missing
     assert unlinked == {}
+
+
+def test_every_chart_has_a_caption_under_it(html, browser):
+    missing = {}
+    for page in _pages(html):
+        if "vega-embed" not in page.read_text() and "application/vnd.vegalite" not in page.read_text():
+            continue
+        browser.open(page, settle=1.0)
+        n = browser.js("""[...document.querySelectorAll('.vega-embed')].filter(e => {
+            const cell = e.closest('.cell'); const next = cell && cell.nextElementSibling;
+            return !(next && (next.matches('.figure-caption') || next.querySelector('.figure-caption')));
+          }).length""")
+        if n:
+            missing[str(page.relative_to(html))] = n
+    assert missing == {}
