@@ -130,6 +130,20 @@ EARLIER_DEFINITIONS = (
     "to publish), so re-measuring it means retraining them.")
 
 
+NO_LOSS_NOTE = "(at the upper end of the interval: with no loss seen, the rate itself is 0)"
+
+
+def chance_of_losses(rate_row, m: int) -> str:
+    """The probability of at least m losses in a study, from a row of the screen's rate table:
+    ``p (low to high ...)`` at the rate and at the ends of its interval; with no loss observed
+    the rate is 0, so only the upper end says anything: ``at most high`` (``NO_LOSS_NOTE`` says
+    why, once per sentence)."""
+    p, low, high = (float(rate_row[f"p_at_least_{m}{k}"]) for k in ("", "_low", "_high"))
+    if float(rate_row["losses"]) == 0:
+        return f"at most {high:.2f}"
+    return f"{p:.2f} ({low:.2f} to {high:.2f} at the interval's ends)"
+
+
 def screen_scope(rate: pd.DataFrame | None, earlier_definitions: bool = False) -> str:
     """The report's scope sentence on lost anchors, from the loss-rate screen's ``rate`` table
     (its net-removal row), or, without one, a sentence that makes no claim; with
@@ -142,14 +156,13 @@ def screen_scope(rate: pd.DataFrame | None, earlier_definitions: bool = False) -
     n = int(r["study_runs"])
 
     def p(m: int) -> str:
-        return (f"{r[f'p_at_least_{m}']:.2f} ({r[f'p_at_least_{m}_low']:.2f} to "
-                f"{r[f'p_at_least_{m}_high']:.2f})")
+        return chance_of_losses(r, m)
 
     return (f"The loss-rate screen ({int(r['runs'])} seeds of falloff under plain Adam, "
             f"{int(r['losses'])} lost) puts the loss rate at {r['rate']:.3f} (exact 95% interval "
             f"{r['low']:.3f} to {r['high']:.3f}); at that rate {n} runs show at least one loss "
-            f"with probability {p(1)}, at least two with {p(2)} and at least three with {p(3)} "
-            "(in brackets: at the interval's ends)." + (
+            f"with probability {p(1)}, at least two with {p(2)} and at least three with {p(3)}"
+            + (f" {NO_LOSS_NOTE}." if int(r["losses"]) == 0 else ".") + (
                 " These counts use the earlier removal, against the evidence null "
                 "(see the screen's page)." if earlier_definitions else ""))
 

@@ -86,3 +86,14 @@ def test_the_report_answers_follow_the_tables():
     assert report_answers(lost, alignment, claims)["e1"].startswith("the anchor was lost on 2 of 8")
     spilled = results.assign(spill=0.05)
     assert report_answers(spilled, alignment, claims)["e2"].startswith("the edit is not selective")
+
+
+def test_with_no_loss_observed_only_the_upper_end_of_the_interval_is_quoted():
+    from anchorkit.report import chance_of_losses, screen_scope
+    from anchorkit.studies import rate_table
+
+    none_lost = rate_table(pd.DataFrame({"kept": [True] * 40, "kept_raw": [True] * 40}))
+    row = none_lost.set_index("rule").loc["net removal"]
+    text = chance_of_losses(row, 1)
+    assert text.startswith("at most 0.52") and "0.00 (" not in text
+    assert "0.00 (0.00 to" not in screen_scope(none_lost)
