@@ -104,7 +104,7 @@ def test_a_glossary_term_shows_its_definition_on_hover(html, browser):
 
 class _Prose(HTMLParser):
     """The text of a page's prose (paragraphs and list items of the article), outside cell
-    outputs, code and glued spans."""
+    outputs, code and text glued from a notebook (``glued`` and ``pasted-text`` spans)."""
 
     SKIP = {"pre", "code", "script", "style", "table"}
 
@@ -115,8 +115,8 @@ class _Prose(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         cls = dict(attrs).get("class") or ""
-        skip = (tag in self.SKIP or "glued" in cls.split() or "cell_output" in cls
-                or "headerlink" in cls)
+        skip = (tag in self.SKIP or {"glued", "pasted-text"} & set(cls.split())
+                or "cell_output" in cls or "headerlink" in cls)
         if tag not in ("br", "img", "hr", "meta", "link", "input"):
             self.stack.append((tag, skip))
 
