@@ -270,15 +270,22 @@ def _moved(t: Tables, study: str, column: str, optimizer: str | None = None):
     return pd.Series(r[column], dtype="boolean")
 
 
-def e3d(t):
-    m = _moved(t, "rotated-basis", "moved_rotated", "rotated")
+def _moved_claim(m: pd.Series | None, where: str) -> tuple[str, str]:
+    """A "spike moved on 3 of 8 seeds" claim: not comparable unless at least half the seeds have
+    a spike in both runs, then reproduced when our share is within 1/8 of 3/8."""
     if m is None:
         return _missing()
     n = int(m.notna().sum())
-    text = (f"moved on {int(m.fillna(False).sum())} of the {n} seeds where falloff and its "
-            f"control both have a spike ({len(m) - n} without)")
-    return text, NOT_COMPARABLE if n < len(m) / 2 else (
-        REPRODUCED if abs(m.mean() - 3 / 8) <= 1 / 8 else NOT_REPRODUCED)
+    text = (f"moved on {int(m.fillna(False).sum())} of the {n} seeds where {where} "
+            f"({len(m) - n} without)" if n else f"no seed where {where} (all {len(m)} without)")
+    if n < len(m) / 2:
+        return text, NOT_COMPARABLE
+    return text, REPRODUCED if abs(m.mean() - 3 / 8) <= 1 / 8 else NOT_REPRODUCED
+
+
+def e3d(t):
+    return _moved_claim(_moved(t, "rotated-basis", "moved_rotated", "rotated"),
+                        "falloff and its control both have a spike")
 
 
 def e3e(t):
@@ -314,14 +321,8 @@ def e3e_e1(t):
 
 # ------------------------------------------------------------------------------ later, scope
 def l1(t):
-    m = _moved(t, "reference-baseline", "moved_axes")
-    if m is None:
-        return _missing()
-    n = int(m.notna().sum())
-    text = (f"moved on {int(m.fillna(False).sum())} of the {n} seeds where both runs have a "
-            f"spike ({len(m) - n} without)")
-    return text, NOT_COMPARABLE if n < len(m) / 2 else (
-        REPRODUCED if abs(m.mean() - 3 / 8) <= 1 / 8 else NOT_REPRODUCED)
+    return _moved_claim(_moved(t, "reference-baseline", "moved_axes"),
+                        "both runs have a spike")
 
 
 def s1(t):
