@@ -133,7 +133,8 @@ def _classes_and_change(heads: pd.DataFrame, classes_at: str) -> pd.DataFrame | 
 
 
 NO_SNAPSHOTS = (f"no run has weights kept at epoch {EARLY_EPOCH} (the published runs carry no "
-                "snapshots; retraining them keeps them)")
+                "snapshots; a retraining keeps them, but on another CPU than the one that trained "
+                "them it makes other runs than the published ones)")
 
 
 def anchors_change_less(heads: pd.DataFrame, classes_at: str = "early") -> dict:
