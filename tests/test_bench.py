@@ -28,3 +28,12 @@ def test_sweep_speed_prints_both_timings_and_agrees():
          "--threads", "1"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert re.search(r"batched: [\d.]+ s", out) and re.search(r"one at a time: [\d.]+ s", out)
     assert "same predictions: True" in out
+
+
+def test_rederive_speed_refuses_to_sweep_when_answers_are_not_cached(tmp_path):
+    import os
+
+    env = {**os.environ, "ANCHORKIT_STORE": str(tmp_path / "empty-store")}
+    r = subprocess.run([sys.executable, "bench/rederive_speed.py", "control"], cwd=ROOT,
+                       capture_output=True, text=True, env=env)
+    assert r.returncode != 0 and "answers not cached" in (r.stdout + r.stderr)
