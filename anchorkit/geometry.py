@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from scipy import stats
 
 from anchorkit.config import ModelConfig, ParameterError
 from anchorkit.model import Transformer, norm

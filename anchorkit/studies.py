@@ -553,10 +553,11 @@ def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, repor
     if progress:
         from tqdm.std import tqdm
         iterator = tqdm(trained, desc="measuring heads")
+    # the snapshots between start and end (epoch 0 is the initial weights, already loaded)
     heads = pd.concat([geometry.head_table([r], device=device, snapshots={
         r.config.hash: {e: store.load_snapshot(r.config, e)
-                        for e in store.snapshot_epochs(r.config)}}) for r in iterator],
-        ignore_index=True)
+                        for e in store.snapshot_epochs(r.config) if 0 < e < r.config.epochs}})
+        for r in iterator], ignore_index=True)
     layers = pd.concat([geometry.layer_table(trained, kind=k, device=device)
                         for k in geometry.MAP_KINDS], ignore_index=True)
     out = {"heads": heads, "layers": layers}
