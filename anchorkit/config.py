@@ -20,6 +20,12 @@ RECIPES = ("control", "falloff", "split-anti")
 OPTIMIZERS = ("adam", "rotated")
 NORMS = ("rms", "layer")
 INITS = ("gpt2", "scaled")
+STEPS = ("eager", "compiled")
+
+# Fields added after runs were published, with the value every earlier run had. A field at that
+# value is left out of the hash, so adding it renames no stored or published run; at any other
+# value it is part of the hash like every other field.
+HASH_NEUTRAL = {("train", "step"): "eager"}
 
 
 class ParameterError(ValueError):
@@ -117,6 +123,10 @@ class TrainConfig:
     warmup_steps: int = 100
     trajectory_every: int = 20  # epochs between trajectory points
     checkpoint_every: int = 50  # epochs between resumable checkpoints
+    # how a training step is computed: "eager" (the reference, every published run) or
+    # "compiled" (torch.compile of the forward and loss, attention as matmuls: faster, with
+    # different rounding, hence a different run)
+    step: str = "eager"
 
     def __post_init__(self):
         check_int("contexts_per_epoch", self.contexts_per_epoch, 1)
@@ -128,6 +138,7 @@ class TrainConfig:
         check_int("checkpoint_every", self.checkpoint_every, 1)
         if not self.lr > 0:
             raise ParameterError("lr", self.lr, "expected a positive number")
+        check_choice("step", self.step, STEPS)
 
 
 @dataclass(frozen=True)
@@ -161,9 +172,17 @@ class RunConfig:
             **d,
         )
 
+    def hashed_dict(self) -> dict:
+        """``to_dict`` without the fields at their hash-neutral value (``HASH_NEUTRAL``)."""
+        d = self.to_dict()
+        for (part, name), value in HASH_NEUTRAL.items():
+            if d[part][name] == value:
+                del d[part][name]
+        return d
+
     @property
     def hash(self) -> str:
-        blob = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        blob = json.dumps(self.hashed_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     @property

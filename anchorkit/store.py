@@ -95,7 +95,11 @@ class RunStore:
             raise StoreError(f"{f}: missing; the run directory has no configuration") from None
         except (OSError, ValueError) as e:
             raise StoreError(f"{f}: unreadable ({e})") from None
-        if stored != cfg.to_dict():
+        try:  # fields added since the run was written read as their hash-neutral defaults
+            same = RunConfig.from_dict(stored) == cfg
+        except (TypeError, ValueError, KeyError):
+            same = False
+        if not same:
             raise StoreError(f"{f}: configuration does not match its hash {cfg.hash}")
         return d
 

@@ -8,6 +8,7 @@ gradient. An ensemble of one is the per-run path; every member of a larger ensem
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -60,6 +61,30 @@ def load_model(cfgs: Sequence[RunConfig], states: Sequence[dict], device="cpu") 
     """An ensemble model holding the given per-run weights."""
     cfg = cfgs[0]
     return Transformer.from_members(list(states), cfg.model, cfg.task).to(device)
+
+
+def _loss(model: Transformer, recipes, pos, attention: str, tokens, ops, targets) -> torch.Tensor:
+    """Each run's training loss (E,): cross-entropy at the loss positions plus its anchor terms."""
+    anchored = any(r.anchored for r in recipes)
+    if anchored:
+        logits, slices = model(tokens, return_slices=True, attention=attention)
+    else:
+        logits = model(tokens, attention=attention)
+    at = logits[:, :, pos.loss_equals]  # (E, B, k, V)
+    ce = F.cross_entropy(at.flatten(0, 2), targets.flatten(), reduction="none")
+    loss = ce.view(model.n_members, -1).mean(1)
+    if anchored:
+        loss = loss + anchor_loss(slices, ops, pos, recipes)
+    return loss
+
+
+def step_loss(model: Transformer, recipes, pos, step: str) -> Callable:
+    """``loss(tokens, ops, targets)`` for the training step ``step`` (``TrainConfig.step``): the
+    eager reference, or the same loss compiled by ``torch.compile`` with matmul attention (the
+    first steps of an ensemble then spend seconds compiling)."""
+    if step == "eager":
+        return functools.partial(_loss, model, recipes, pos, "fused")
+    return torch.compile(functools.partial(_loss, model, recipes, pos, "matmul"), dynamic=False)
 
 
 def _check_configs(configs) -> list[RunConfig]:
@@ -125,8 +150,8 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end) ->
     if start:
         opt.load_members([ck["optimizer"] for _, ck in group], group[0][1]["step"])
     recipes = [recipe(c.recipe, model.n_slices) for c in cfgs]
-    anchored = any(r.anchored for r in recipes)
     pos = positions(task)
+    loss_of = step_loss(model, recipes, pos, tcfg.step)
     probe = probe_set(task)
     probe = Batch(*(t.to(device) for t in vars(probe.clean).values()))
     seeds = [data_seed(c.seed) for c in cfgs]
@@ -164,15 +189,7 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end) ->
             targets = torch.stack([b[step].targets for b in per_run]).to(device)
             global_step = opt.step_count + 1
             opt.lr = tcfg.lr * min(1.0, global_step / tcfg.warmup_steps) if tcfg.warmup_steps else tcfg.lr
-            if anchored:
-                logits, slices = model(tokens, return_slices=True)
-            else:
-                logits = model(tokens)
-            at = logits[:, :, pos.loss_equals]  # (E, B, k, V)
-            ce = F.cross_entropy(at.flatten(0, 2), targets.flatten(), reduction="none")
-            loss = ce.view(E, -1).mean(1)
-            if anchored:
-                loss = loss + anchor_loss(slices, ops, pos, recipes)
+            loss = loss_of(tokens, ops, targets)
             bad = ~torch.isfinite(loss)
             if bad.any():
                 i = int(bad.nonzero()[0])
