@@ -56,9 +56,24 @@ def predict(cfg: RunConfig, state: dict, part: str, chunk: int = 1) -> dict[str,
                "e1": torch.stack([edited_predictions(model, probe.clean, e1(D)[None], d)[0, 0]
                                   for d in DOSES])}
     else:
-        out = {"sweep": edited_predictions(model, probe.clean, sweep_directions(cfg)[2], 1.0,
-                                           chunk)[0]}
+        out = {"sweep": sweep_answers(cfg, state, 0, None, chunk, model)}
     return {k: v.to(torch.uint8).contiguous() for k, v in out.items()}
+
+
+@torch.inference_mode()
+def sweep_answers(cfg: RunConfig, state: dict, start: int = 0, stop: int | None = None,
+                  chunk: int = 1, model=None) -> torch.Tensor:
+    """The ``sweep`` answers (uint8) of directions ``start:stop`` of ``sweep_directions`` only:
+    each direction is projected out on its own, so slices computed apart (on several workers)
+    and concatenated equal the whole sweep."""
+    model = model if model is not None else load_model([cfg], [state])
+    dirs = sweep_directions(cfg)[2][start:stop]
+    return edited_predictions(model, probe_set(cfg.task).clean, dirs, 1.0, chunk)[0].to(
+        torch.uint8).contiguous()
+
+
+def n_sweep_directions(cfg: RunConfig) -> int:
+    return len(sweep_directions(cfg)[0])
 
 
 def _prediction_code() -> str:
@@ -79,6 +94,11 @@ def predictions_key(cfg: RunConfig, part: str) -> str:
     the part and the code that makes them."""
     text = f"{cfg.hash}/{part}/{PREDICTION_CODE}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def cached_part(cfg: RunConfig, part: str, store) -> dict[str, torch.Tensor] | None:
+    """A run's cached answers for one part, or None."""
+    return store.load_predictions(predictions_key(cfg, part))
 
 
 def cached_predictions(cfg: RunConfig, state: dict, parts, store=None, chunk: int = 1

@@ -71,8 +71,9 @@ def write_table(path: Path, df: pd.DataFrame, csv: bool = False) -> None:
 
 class RunStore:
     def __init__(self, root: str | Path | None = None, published: str | Path | None = PUBLISHED):
-        self.root = Path(root or os.environ.get("ANCHORKIT_STORE") or DEFAULT_ROOT)
-        self.published = Path(published) if published is not None else None
+        # absolute: the workers of a cluster read the same paths from another directory
+        self.root = Path(root or os.environ.get("ANCHORKIT_STORE") or DEFAULT_ROOT).absolute()
+        self.published = Path(published).absolute() if published is not None else None
 
     def path(self, cfg: RunConfig) -> Path:
         return self.root / "runs" / cfg.hash

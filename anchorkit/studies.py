@@ -452,9 +452,13 @@ def written_for(where, study: str, seeds, profile: str, runs: list[RunConfig]) -
 
 def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = None,
               reports_dir=None, store=None, device: str = "cpu", progress: bool = True,
-              reuse: bool = False) -> dict[str, pd.DataFrame]:
+              reuse: bool = False, scheduler: str | None = None) -> dict[str, pd.DataFrame]:
     """Train (or load) a study's runs, measure every pair, and write its tables atomically to
     ``reports_dir/<study>/`` (Parquet, with CSV beside) with ``provenance.json``.
+
+    The work runs through ``anchorkit.executor`` on ``scheduler`` (None: ``$ANCHORKIT_SCHEDULER``,
+    else a LocalCluster of one single-thread worker per core; "in-process": no Dask); the tables
+    do not depend on where it ran.
 
     With ``reuse``, tables already written there for exactly these runs are read back instead
     (nothing is trained or measured, and the provenance is left as it was).
@@ -462,6 +466,7 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     import time
     from pathlib import Path
 
+    from anchorkit.executor import execute, study_graph
     from anchorkit.store import RunStore
 
     t0 = time.perf_counter()
@@ -473,16 +478,12 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
                                                          profile, runs):
         return read_tables(Path(reports_dir) / study)
     store = store if store is not None else RunStore()
-    trained: dict[str, TrainedRun] = {
-        r.config.hash: r for r in train(runs, store, device=device, progress=progress)}
+    graph = study_graph(runs, pairs, SWEEPS[study], store, device=device)
+    measured_pairs = execute(graph, scheduler, progress, desc=study)
+    trained = {r.config.hash: r for r in train(runs, store, progress=False)}  # finished: loads
     tables: dict[str, list[pd.DataFrame]] = {}
-    iterator = pairs
-    if progress:
-        from tqdm.std import tqdm
-        iterator = tqdm(pairs, desc=f"measuring {study}")
-    for p in iterator:
-        t = measured(p, SWEEPS[study], trained, store)
-        for name, df in t.items():
+    for key in graph.pairs:
+        for name, df in measured_pairs[key].items():
             tables.setdefault(name, []).append(df)
     out = {name: pd.concat(dfs, ignore_index=True) for name, dfs in tables.items()}
     out["trajectories"] = pd.concat([trained[c.hash].trajectory for c in runs], ignore_index=True)

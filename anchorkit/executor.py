@@ -1,0 +1,257 @@
+"""Executing a study's work on Dask distributed, on one machine or a cluster.
+
+A study's work is a graph of tasks: train each ensemble of unfinished runs, compute each run's
+query answers (``anchorkit.predictions``; a sweep in slices of directions), then measure each pair
+once the answers of its two runs exist. The run store is the single source of truth: a task reads
+its inputs from it and writes its outputs to it atomically, so a task whose run is finished is a
+load, a task lost with its worker is run again (a training task resumes from its run's last
+checkpoint), and the tables are the same wherever the tasks ran.
+
+Where the tasks run (``scheduler``, else ``$ANCHORKIT_SCHEDULER``):
+
+- unset: a ``LocalCluster`` on this machine, one single-thread worker process per core, created
+  for the study and closed after it;
+- ``tcp://host:8786``: an existing Dask cluster (``dask scheduler`` and ``dask worker`` processes,
+  or ``dask-jobqueue`` on Slurm/PBS) whose workers import the same anchorkit and see the store
+  at the same path;
+- ``in-process``: no Dask; the same tasks one after another in this process.
+
+Every task runs with ``THREADS`` torch threads wherever it runs, so that a table does not depend
+on where it was computed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import pandas as pd
+import torch
+
+from anchorkit.config import RunConfig
+
+SCHEDULER_ENV = "ANCHORKIT_SCHEDULER"
+IN_PROCESS = "in-process"
+THREADS = 1  # torch threads of every task (fp32 rounding of a GEMM may depend on it)
+ENSEMBLE_RUNS = 4  # runs per training task (on a CPU an ensemble is no faster per run)
+SWEEP_SLICE = 36  # directions per sweep task (143 directions: four tasks per run)
+
+
+@contextlib.contextmanager
+def _threads(n: int):
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+# ---------------------------------------------------------------------- tasks (pure, store-backed)
+def train_task(configs: list[RunConfig], store, device: str = "cpu") -> list[str]:
+    """Train (or resume, or load) one ensemble into the store; its runs' hashes."""
+    from anchorkit.train import train
+
+    with _threads(THREADS):
+        train(configs, store, device=device, progress=False)
+    return [c.hash for c in configs]
+
+
+def _final(cfg: RunConfig, store) -> dict:
+    from anchorkit.train import train
+
+    return train([cfg], store, progress=False)[0].final  # finished: a load
+
+
+def base_task(cfg: RunConfig, store, *after) -> str:
+    """A run's ``base`` answers, computed into the store's cache unless already there."""
+    from anchorkit.predictions import cached_predictions
+
+    with _threads(THREADS):
+        cached_predictions(cfg, _final(cfg, store), ("base",), store)
+    return cfg.hash
+
+
+def sweep_task(cfg: RunConfig, store, start: int, stop: int, *after) -> torch.Tensor:
+    """The sweep answers of directions ``start:stop`` of a run."""
+    from anchorkit.predictions import sweep_answers
+    from anchorkit.studies import SWEEP_CHUNK
+
+    with _threads(THREADS):
+        return sweep_answers(cfg, _final(cfg, store), start, stop, SWEEP_CHUNK)
+
+
+def save_sweep_task(cfg: RunConfig, store, *slices: torch.Tensor) -> str:
+    """Cache a run's sweep answers from its slices, in order."""
+    from anchorkit.predictions import predictions_key
+
+    store.save_predictions(predictions_key(cfg, "sweep"), {"sweep": torch.cat(slices)})
+    return cfg.hash
+
+
+def pair_task(pair, sweep: bool, store, *after) -> dict[str, pd.DataFrame]:
+    """A pair's tables, derived from its runs' cached answers."""
+    from anchorkit.studies import measured
+    from anchorkit.train import train
+
+    with _threads(THREADS):
+        trained = {r.config.hash: r for r in train([pair.anchored, pair.control]
+                                                   if pair.anchored != pair.control
+                                                   else [pair.anchored], store, progress=False)}
+        return measured(pair, sweep, trained, store)
+
+
+# ---------------------------------------------------------------------- the graph
+@dataclass
+class Graph:
+    """The tasks of a study, as (function, arguments) by key; an argument that is a key of an
+    earlier task stands for that task's result. ``kinds`` counts what each task finishes."""
+
+    tasks: dict[str, tuple[Callable, tuple]] = field(default_factory=dict)
+    trains: dict[str, int] = field(default_factory=dict)  # training task → runs it trains
+    pairs: list[str] = field(default_factory=list)  # pair tasks, in the study's pair order
+
+    def add(self, key: str, fn: Callable, *args) -> str:
+        self.tasks[key] = (fn, args)
+        return key
+
+
+def ensembles(runs: list[RunConfig], store, size: int = ENSEMBLE_RUNS) -> list[list[RunConfig]]:
+    """The unfinished runs, grouped into ensembles of at most ``size`` runs that share a shape
+    and an optimizer, in the order given."""
+    groups: dict[tuple, list[RunConfig]] = {}
+    for c in runs:
+        if not store.has_final(c):
+            groups.setdefault((c.shape_key(), c.optimizer), []).append(c)
+    return [g[i:i + size] for g in groups.values() for i in range(0, len(g), size)]
+
+
+def study_graph(runs: list[RunConfig], pairs: list, sweep: bool, store,
+                size: int = ENSEMBLE_RUNS, device: str = "cpu") -> Graph:
+    """Train the unfinished runs; answer every run (base, and the sweep in slices) whose answers
+    are not cached; measure every pair once both its runs are answered."""
+    from anchorkit.predictions import cached_part, n_sweep_directions
+
+    g = Graph()
+    trained_by: dict[str, str] = {}
+    for i, group in enumerate(ensembles(runs, store, size)):
+        key = g.add(f"train-{i}", train_task, group, store, device)
+        g.trains[key] = len(group)
+        trained_by.update({c.hash: key for c in group})
+    answered: dict[str, list[str]] = {}
+    for c in runs:
+        after = [trained_by[c.hash]] if c.hash in trained_by else []
+        done = []
+        if c.hash in trained_by or cached_part(c, "base", store) is None:
+            done.append(g.add(f"base-{c.hash}", base_task, c, store, *after))
+        if sweep and (c.hash in trained_by or cached_part(c, "sweep", store) is None):
+            n = n_sweep_directions(c)
+            slices = [g.add(f"sweep-{c.hash}-{a}", sweep_task, c, store, a, min(a + SWEEP_SLICE, n),
+                            *after) for a in range(0, n, SWEEP_SLICE)]
+            done.append(g.add(f"save-sweep-{c.hash}", save_sweep_task, c, store, *slices))
+        answered[c.hash] = done
+    for i, p in enumerate(pairs):
+        deps = answered[p.anchored.hash] + (answered[p.control.hash]
+                                            if p.control != p.anchored else [])
+        g.pairs.append(g.add(f"pair-{i}", pair_task, p, sweep, store, *deps))
+    return g
+
+
+def training_graph(runs: list[RunConfig], store, size: int = ENSEMBLE_RUNS,
+                   device: str = "cpu") -> Graph:
+    """Train the unfinished runs only."""
+    g = Graph()
+    for i, group in enumerate(ensembles(runs, store, size)):
+        g.trains[g.add(f"train-{i}", train_task, group, store, device)] = len(group)
+    return g
+
+
+# ---------------------------------------------------------------------- running a graph
+@contextlib.contextmanager
+def connect(scheduler: str | None = None) -> Iterator:
+    """A Dask client for ``scheduler`` (see the module's docstring), or None in-process. A
+    LocalCluster made here is closed on leaving."""
+    scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    if scheduler == IN_PROCESS:
+        yield None
+        return
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        with Client(scheduler) as client:
+            yield client
+        return
+    import dask
+
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    # Dask's workers trim freed memory back to the OS at 64 KiB (MALLOC_TRIM_THRESHOLD_), so every
+    # step's activations are page-faulted in again: several times slower training. Not here.
+    environ = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items()
+               if k != "MALLOC_TRIM_THRESHOLD_"}
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}), LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        yield client
+
+
+def describe(client) -> str:
+    """One line: where the tasks run and the dashboard's address."""
+    if client is None:
+        return "executing in-process"
+    n = len(client.scheduler_info().get("workers", {}))
+    link = getattr(client, "dashboard_link", None)
+    return (f"executing on Dask: {client.scheduler.address}, {n} worker{'s' * (n != 1)}"
+            + (f"; dashboard {link}" if link else ""))
+
+
+def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
+            desc: str = "study") -> dict[str, object]:
+    """Run every task of ``graph`` (in-process, or on Dask) and return the results of its pair
+    tasks by key. One progress bar counts runs trained and pairs measured."""
+    from tqdm.std import tqdm
+
+    total = sum(graph.trains.values()) + len(graph.pairs)
+    if not graph.tasks:
+        return {}
+    bar = tqdm(total=total, desc=f"{desc}: runs trained + pairs measured", disable=not progress)
+
+    def tick(key: str):
+        bar.update(graph.trains.get(key, 0) + (key in graph.pairs))
+
+    try:
+        with connect(scheduler) as client:
+            if progress:
+                tqdm.write(describe(client))
+            if client is None:
+                results: dict[str, object] = {}
+                for key, (fn, args) in graph.tasks.items():
+                    results[key] = fn(*(results[a] if _is_key(a, graph) else a for a in args))
+                    tick(key)
+                return {k: results[k] for k in graph.pairs}
+            return _on_dask(client, graph, tick)
+    finally:
+        bar.close()
+
+
+def _is_key(a, graph: Graph) -> bool:
+    return isinstance(a, str) and a in graph.tasks
+
+
+def _on_dask(client, graph: Graph, tick) -> dict[str, object]:
+    from distributed import as_completed
+
+    futures = {}
+    for key, (fn, args) in graph.tasks.items():
+        args = tuple(futures[a] if _is_key(a, graph) else a for a in args)
+        # pure=False: a task is named by its key in this graph, not by hashing its arguments
+        futures[key] = client.submit(fn, *args, key=f"{key}-{os.getpid()}-{id(graph)}",
+                                     pure=False)
+    watched = [futures[k] for k in graph.tasks if k in graph.trains or k in graph.pairs]
+    name = {f.key: k for k, f in futures.items()}
+    for f in as_completed(watched):
+        f.result()  # raise a task's error here
+        tick(name[f.key])
+    return {k: futures[k].result() for k in graph.pairs}
