@@ -170,6 +170,25 @@ def training_graph(runs: list[RunConfig], store, size: int = ENSEMBLE_RUNS,
 
 # ---------------------------------------------------------------------- running a graph
 @contextlib.contextmanager
+def local_cluster(n_workers: int | None = None) -> Iterator:
+    """A LocalCluster of ``n_workers`` (default: one per core) single-thread worker processes."""
+    import logging
+
+    import dask
+    from distributed import LocalCluster
+
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+    # Dask's workers trim freed memory back to the OS at 64 KiB (MALLOC_TRIM_THRESHOLD_), so every
+    # step's activations are page-faulted in again: several times slower training. Not here.
+    environ = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items()
+               if k != "MALLOC_TRIM_THRESHOLD_"}
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}), LocalCluster(
+            n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+            dashboard_address=":0") as cluster:
+        yield cluster
+
+
+@contextlib.contextmanager
 def connect(scheduler: str | None = None) -> Iterator:
     """A Dask client for ``scheduler`` (see the module's docstring), or None in-process. A
     LocalCluster made here is closed on leaving."""
@@ -177,24 +196,14 @@ def connect(scheduler: str | None = None) -> Iterator:
     if scheduler == IN_PROCESS:
         yield None
         return
-    import logging
-
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if scheduler:
         with Client(scheduler) as client:
             yield client
-        return
-    import dask
-
-    logging.getLogger("distributed").setLevel(logging.WARNING)
-    # Dask's workers trim freed memory back to the OS at 64 KiB (MALLOC_TRIM_THRESHOLD_), so every
-    # step's activations are page-faulted in again: several times slower training. Not here.
-    environ = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items()
-               if k != "MALLOC_TRIM_THRESHOLD_"}
-    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}), LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
-        yield client
+    else:
+        with local_cluster() as cluster, Client(cluster) as client:
+            yield client
 
 
 def describe(client) -> str:
@@ -216,7 +225,8 @@ def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
     total = sum(graph.trains.values()) + len(graph.pairs)
     if not graph.tasks:
         return {}
-    bar = tqdm(total=total, desc=f"{desc}: runs trained + pairs measured", disable=not progress)
+    what = "runs trained + pairs measured" if graph.pairs else "runs trained"
+    bar = tqdm(total=total, desc=f"{desc}: {what}", disable=not progress)
 
     def tick(key: str):
         bar.update(graph.trains.get(key, 0) + (key in graph.pairs))

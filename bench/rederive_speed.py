@@ -2,7 +2,7 @@
 
 Runs each study (default: every committed study whose runs are published) into a temporary
 reports folder with the run store's cached query answers, and refuses any edited forward (the
-answers must all be cached: run the studies once, or ``scripts/measure_study.py``, first). Prints
+answers must all be cached: run the studies once first). Prints
 the wall time per study and in all.
 
 usage: python bench/rederive_speed.py [study ...] [--threads 1]

@@ -19,6 +19,13 @@ def small(seed: int = 1, recipe: str = "control", optimizer: str = "adam", epoch
                      train=kw.pop("train", SMALL_TRAIN), task=kw.pop("task", SMALL_TASK), **kw)
 
 
+@pytest.fixture(autouse=True)
+def in_process(monkeypatch):
+    """Studies execute in-process in tests (what a test patches must be where the tasks run);
+    tests/test_executor.py runs them on LocalClusters explicitly."""
+    monkeypatch.setenv("ANCHORKIT_SCHEDULER", "in-process")
+
+
 @pytest.fixture
 def store(tmp_path):
     from anchorkit.store import RunStore

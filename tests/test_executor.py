@@ -1,0 +1,108 @@
+"""The executor: a study's tables do not depend on where its tasks ran, nor on a worker lost
+midway; the graph trains only unfinished runs and answers only uncached ones."""
+
+import os
+import signal
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+from anchorkit import executor
+from anchorkit.store import RunStore
+from anchorkit.studies import read_tables, run_study, study_pairs, study_runs
+
+STUDY, SEEDS = "reference-baseline", [3]  # a pair with the direction sweep: every kind of task
+KW = dict(profile="quick", epochs=2, progress=False)
+
+
+def tables_equal(a: dict, b: dict) -> None:
+    assert sorted(a) == sorted(b)
+    for name in a:
+        pd.testing.assert_frame_equal(a[name], b[name], check_exact=True, obj=name)
+
+
+@pytest.fixture(scope="module")
+def in_process(tmp_path_factory):
+    where = tmp_path_factory.mktemp("in-process")
+    run_study(STUDY, SEEDS, reports_dir=where / "reports", store=RunStore(where / "store"),
+              scheduler=executor.IN_PROCESS, **KW)
+    return read_tables(where / "reports" / STUDY)
+
+
+@pytest.mark.slow
+def test_two_workers_write_the_tables_of_the_in_process_run_bitwise(in_process, tmp_path):
+    with executor.local_cluster(2) as cluster:
+        run_study(STUDY, SEEDS, reports_dir=tmp_path / "reports",
+                  store=RunStore(tmp_path / "store"), scheduler=cluster.scheduler_address, **KW)
+    tables_equal(read_tables(tmp_path / "reports" / STUDY), in_process)
+
+
+@pytest.mark.slow
+def test_a_worker_killed_midway_leaves_the_same_tables(in_process, tmp_path):
+    from distributed import Client
+
+    with executor.local_cluster(2) as cluster, Client(cluster) as client:
+        study = threading.Thread(target=run_study, args=(STUDY, SEEDS), kwargs=dict(
+            reports_dir=tmp_path / "reports", store=RunStore(tmp_path / "store"),
+            scheduler=cluster.scheduler_address, **KW))
+        study.start()
+        killed = None
+        deadline = time.monotonic() + 120
+        while killed is None and time.monotonic() < deadline and study.is_alive():
+            busy = {w: keys for w, keys in client.processing().items()
+                    if any(str(k).startswith("sweep-") for k in keys)}
+            if busy:  # a worker is sweeping: kill its process outright
+                worker = next(iter(busy))
+                pid = client.run(os.getpid, workers=[worker])[worker]
+                os.kill(pid, signal.SIGKILL)
+                killed = pid
+            time.sleep(0.05)
+        study.join(timeout=600)
+        assert killed is not None, "no worker was caught sweeping"
+        assert not study.is_alive()
+    tables_equal(read_tables(tmp_path / "reports" / STUDY), in_process)
+
+
+def test_the_graph_trains_only_unfinished_runs_in_ensembles_of_one_optimizer(tmp_path):
+    store = RunStore(tmp_path / "store", published=None)
+    runs = study_runs("rotated-basis", [1, 2, 3], "quick")
+    groups = executor.ensembles(runs, store, size=4)
+    assert sorted(c.hash for g in groups for c in g) == sorted(c.hash for c in runs)
+    assert all(len(g) <= 4 and len({(c.optimizer, c.shape_key()) for c in g}) == 1
+               for g in groups)
+    assert len(groups) == 4  # 6 rotated runs, 6 plain: 4 + 2 each
+
+
+def test_the_graph_of_a_finished_and_answered_study_only_measures(tmp_path):
+    store = RunStore(tmp_path / "store", published=None)
+    run_study("control", [4], profile="quick", epochs=1, store=store, progress=False,
+              scheduler=executor.IN_PROCESS)
+    runs = study_runs("control", [4], "quick", epochs=1)
+    graph = executor.study_graph(runs, study_pairs("control", [4], "quick", epochs=1), False,
+                                 store)
+    assert not graph.trains and list(graph.tasks) == graph.pairs == ["pair-0"]
+
+
+def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):
+    import torch
+
+    from anchorkit.predictions import predict, sweep_answers
+    from anchorkit.studies import run_config
+    from anchorkit.train import initial_state
+
+    cfg = run_config(3, "control", "adam", "quick", epochs=1)
+    state = initial_state(cfg)
+    whole = predict(cfg, state, "sweep")["sweep"]
+    parts = [sweep_answers(cfg, state, a, a + 50) for a in range(0, whole.shape[0], 50)]
+    assert torch.equal(torch.cat(parts), whole)
+
+
+def test_an_unknown_scheduler_address_fails_with_its_address():
+    from anchorkit.executor import Graph, execute
+
+    g = Graph()
+    g.add("x", int, "1")
+    with pytest.raises(OSError, match="127.0.0.1:9"):
+        execute(g, scheduler="tcp://127.0.0.1:9", progress=False)
