@@ -108,16 +108,22 @@ def syntax_cosines(model: Transformer, basis: torch.Tensor) -> dict[str, torch.T
 # ---------------------------------------------------------------------- edits, batched
 @torch.inference_mode()
 def edited_predictions(model: Transformer, batch: Batch, directions: torch.Tensor, dose: float,
-                       chunk: int = 8) -> torch.Tensor:
+                       chunk: int = 8, contexts: int | None = None) -> torch.Tensor:
     """Query predictions (E, n, B) with each of n directions projected out at every slice.
 
     ``directions`` is (n, D), shared by every run, or (E, n, D), one set per run. The directions
     are scored ``chunk`` at a time in one batched forward (the contexts repeated once per
-    direction), which matches projecting them out one at a time.
+    direction), which matches projecting them out one at a time; with ``contexts``, the contexts
+    go through in batches of that many (each context's answer does not depend on its batch).
     """
     from anchorkit.config import check_dose
 
     dose = check_dose(dose)
+    if contexts is not None and contexts < batch.tokens.shape[0]:
+        parts = [Batch(*(t[i:i + contexts] for t in vars(batch).values()))
+                 for i in range(0, batch.tokens.shape[0], contexts)]
+        return torch.cat([edited_predictions(model, p, directions, dose, chunk) for p in parts],
+                         dim=-1)
     E = model.n_members
     if directions.dim() == 2:
         directions = directions.unsqueeze(0).expand(E, -1, -1)

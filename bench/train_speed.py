@@ -9,7 +9,8 @@ Prints, in one run (so the ratios share one state of a shared, noisy machine):
   and attention arithmetic, forward and backward) and the share of the ceiling;
 - the compiled step's speed-up over the reference;
 - with ``--side-by-side``: the same ensemble trained in two single-thread processes at once (what
-  the executor's default LocalCluster does), as run-epochs per second of the whole machine.
+  the executor's default LocalCluster does on two cores), eager and compiled, and in one eager
+  process of two threads, as run-epochs per second of the whole machine.
 
 usage: python bench/train_speed.py [--runs 4] [--epochs 5] [--threads 1] [--side-by-side]
        [--device cpu|cuda]
@@ -155,10 +156,14 @@ def main(argv=None):
             timed[f"pair-{step}"] = rate
             print(f"two single-thread processes, {step}: {rate:.2f} run-epochs/s for the "
                   f"machine ({', '.join(f'{s:.3f}' for s in per)} s per run-epoch each)")
+        torch.set_num_threads(2)
+        two = seconds_per_run_epoch(configs(args.runs, args.epochs, "eager", args.contexts,
+                                            args.batch), dev)
+        print(f"one process of two threads, eager: {1 / two:.2f} run-epochs/s for the machine "
+              f"({two:.3f} s per run-epoch)")
         print(f"machine throughput, compiled pair / eager pair: "
               f"{timed['pair-compiled'] / timed['pair-eager']:.2f}x; compiled pair / one eager "
-              f"process at {args.threads} thread(s): "
-              f"{timed['pair-compiled'] * timed['eager']:.2f}x")
+              f"process of two threads: {timed['pair-compiled'] * two:.2f}x")
 
 
 if __name__ == "__main__":

@@ -65,6 +65,14 @@ def test_batched_sweep_matches_one_direction_at_a_time(model, probe):
     torch.testing.assert_close(scores_of_predictions(batched[0, 4], probe.clean), direct[0])
 
 
+def test_contexts_in_batches_answer_as_all_at_once(model, probe):
+    dirs = torch.cat([coordinate_axes(64)[1:4], random_directions(2, 64)])
+    whole = edited_predictions(model, probe.clean, dirs, 1.0, chunk=1)
+    for contexts in (1, 7, 100, 10 ** 6):  # 7 and 100 leave a short last batch
+        assert torch.equal(edited_predictions(model, probe.clean, dirs, 1.0, chunk=2,
+                                              contexts=contexts), whole)
+
+
 def test_removal_spill_and_friends_on_known_numbers():
     clean = torch.tensor([0.9, 1.0, 0.8, 0.7])
     null = torch.tensor([0.5, 0.2, 0.3, 0.2])
