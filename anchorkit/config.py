@@ -25,7 +25,8 @@ STEPS = ("eager", "compiled")
 # Fields added after runs were published, with the value every earlier run had. A field at that
 # value is left out of the hash, so adding it renames no stored or published run; at any other
 # value it is part of the hash like every other field.
-HASH_NEUTRAL = {("train", "step"): "eager"}
+HASH_NEUTRAL = {("train", "step"): "eager", ("model", "learned_positions"): True,
+                ("model", "residual_biases"): True}
 
 
 class ParameterError(ValueError):
@@ -42,6 +43,12 @@ def check_int(name: str, value, minimum: int | None = None) -> int:
         raise ParameterError(name, value, "expected an integer")
     if minimum is not None and value < minimum:
         raise ParameterError(name, value, f"expected an integer >= {minimum}")
+    return value
+
+
+def check_bool(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise ParameterError(name, value, "expected True or False")
     return value
 
 
@@ -98,6 +105,10 @@ class ModelConfig:
     d_mlp: int = 256
     norm: str = "rms"
     init: str = "gpt2"
+    learned_positions: bool = True  # a learned positional embedding W_pos (else none: only the
+    #   causal mask orders the tokens)
+    residual_biases: bool = True  # the biases of the blocks' residual writes, b_O and b_out (else
+    #   fixed at zero)
 
     def __post_init__(self):
         check_int("d_model", self.d_model, 2)
@@ -108,6 +119,8 @@ class ModelConfig:
             raise ParameterError("n_heads", self.n_heads, "must divide d_model")
         check_choice("norm", self.norm, NORMS)
         check_choice("init", self.init, INITS)
+        check_bool("learned_positions", self.learned_positions)
+        check_bool("residual_biases", self.residual_biases)
 
 
 @dataclass(frozen=True)

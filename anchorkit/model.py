@@ -58,6 +58,11 @@ def haar_rotation(seed: int, d: int, dtype: torch.dtype = torch.float32) -> torc
     return q.to(dtype)
 
 
+def _write(bias: torch.Tensor | None, x: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+    """x @ W (+ bias): a block's write to the residual stream, per member."""
+    return torch.bmm(x, W) if bias is None else torch.baddbmm(bias[:, None], x, W)
+
+
 class Block(nn.Module):
     def __init__(self, E: int, cfg: ModelConfig):
         super().__init__()
@@ -67,9 +72,10 @@ class Block(nn.Module):
         # no key bias: it adds the same score to every key, so its gradient is rounding noise
         # that Adam would scale up into real steps
         self.b_Q, self.b_V = z(D), z(D)
-        self.W_O, self.b_O = z(D, D), z(D)
-        self.W_in, self.b_in = z(D, M), z(M)
-        self.W_out, self.b_out = z(M, D), z(D)
+        self.W_O, self.W_in, self.b_in, self.W_out = z(D, D), z(D, M), z(M), z(M, D)
+        # the residual writes' biases, unless the model has none (then they are fixed at zero)
+        self.b_O = z(D) if cfg.residual_biases else None
+        self.b_out = z(D) if cfg.residual_biases else None
 
 
 class Transformer(nn.Module):
@@ -81,7 +87,8 @@ class Transformer(nn.Module):
         self.n_members = n_members
         E, D, V, T = n_members, cfg.d_model, vocab_size(task), context_length(task)
         self.W_E = nn.Parameter(torch.zeros(E, V, D))
-        self.W_pos = nn.Parameter(torch.zeros(E, T, D))
+        # learned positions, unless the model has none (then only the causal mask orders tokens)
+        self.W_pos = nn.Parameter(torch.zeros(E, T, D)) if cfg.learned_positions else None
         self.blocks = nn.ModuleList(Block(E, cfg) for _ in range(cfg.n_blocks))
         self.W_U = nn.Parameter(torch.zeros(E, D, V))
         self.b_U = nn.Parameter(torch.zeros(E, V))
@@ -153,7 +160,9 @@ class Transformer(nn.Module):
         # advanced indexing (an accumulating index_put) varies with thread timing
         V = self.W_E.shape[1]
         offsets = (torch.arange(E, device=tokens.device) * V)[:, None, None]
-        x = F.embedding(tokens + offsets, self.W_E.reshape(E * V, D)) + self.W_pos[:, None, :T]
+        x = F.embedding(tokens + offsets, self.W_E.reshape(E * V, D))
+        if self.W_pos is not None:
+            x = x + self.W_pos[:, None, :T]
         hooks = hooks or {}
         slices, patterns = [], []
 
@@ -187,10 +196,10 @@ class Transformer(nn.Module):
                     q.reshape(E * B, H, T, dh), k.reshape(E * B, H, T, dh),
                     v.reshape(E * B, H, T, dh), is_causal=True).view(E, B, H, T, dh)
             z = z.permute(0, 1, 3, 2, 4).reshape(E, B * T, D)
-            x = x + torch.baddbmm(blk.b_O[:, None], z, blk.W_O).view(E, B, T, D)
+            x = x + _write(blk.b_O, z, blk.W_O).view(E, B, T, D)
             n = norm(x, cfg.norm).reshape(E, B * T, D)
             h = F.gelu(torch.baddbmm(blk.b_in[:, None], n, blk.W_in))
-            x = x + torch.baddbmm(blk.b_out[:, None], h, blk.W_out).view(E, B, T, D)
+            x = x + _write(blk.b_out, h, blk.W_out).view(E, B, T, D)
             x = at_slice(layer + 1, x)
         n = norm(x, cfg.norm).reshape(E, B * T, D)
         logits = torch.baddbmm(self.b_U[:, None], n, self.W_U).view(E, B, T, -1)

@@ -31,7 +31,8 @@ def configs_from_args(args) -> list[RunConfig]:
         key, value = item.split("=", 1)
         for part, names in fields.items():
             if key in names:
-                caster = {"int": int, "float": float, "str": str}[names[key]]
+                caster = {"int": int, "float": float, "str": str,
+                          "bool": lambda v: {"true": True, "false": False}[v.lower()]}[names[key]]
                 overrides[part][key] = caster(value)
                 break
         else:

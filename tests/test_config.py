@@ -59,3 +59,45 @@ def test_nan_in_training_stops_with_run_and_step_named():
         train([cfg], progress=False)
     msg = str(e.value)
     assert cfg.name in msg and cfg.hash in msg and "step" in msg
+
+
+def test_fields_at_their_hash_neutral_value_keep_every_published_name():
+    """Fields added after publishing (the training step, the regime options) stay out of the hash
+    at the value every earlier run had, and enter it at any other value."""
+    import dataclasses
+    import json
+
+    from anchorkit import ModelConfig, TrainConfig
+    from anchorkit.config import HASH_NEUTRAL
+    from anchorkit.store import PUBLISHED
+
+    a = RunConfig(seed=704)
+    # the published control-adam-704 was named before any of these fields existed
+    assert (PUBLISHED / "runs" / a.hash / "final.safetensors").exists()
+    stored = json.loads((PUBLISHED / "runs" / a.hash / "config.json").read_text())
+    assert all(name not in stored[part] for part, name in HASH_NEUTRAL)
+    assert RunConfig.from_dict(stored) == a
+    parts = {"train": TrainConfig, "model": ModelConfig}
+    changed = {"step": "compiled", "learned_positions": False, "residual_biases": False}
+    hashes = {a.hash}
+    for part, name in HASH_NEUTRAL:
+        assert getattr(getattr(a, part), name) == HASH_NEUTRAL[part, name]
+        other = a.replace(**{part: dataclasses.replace(parts[part](), **{name: changed[name]})})
+        hashes.add(other.hash)
+    assert len(hashes) == 1 + len(HASH_NEUTRAL)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"learned_positions": 0}, "learned_positions"), ({"residual_biases": "no"}, "residual_biases")])
+def test_regime_options_are_booleans(kwargs, name):
+    from anchorkit import ModelConfig
+
+    with pytest.raises(ParameterError, match=f"parameter '{name}'"):
+        ModelConfig(**kwargs)
+
+
+def test_an_unknown_training_step_is_refused():
+    from anchorkit import TrainConfig
+
+    with pytest.raises(ParameterError, match="parameter 'step'"):
+        TrainConfig(step="jit")

@@ -87,3 +87,41 @@ def test_haar_rotation_is_orthogonal_and_seeded():
     torch.testing.assert_close(R.T @ R, torch.eye(64), atol=1e-5, rtol=0)
     assert torch.equal(R, haar_rotation(704, 64))
     assert not torch.equal(R, haar_rotation(705, 64))
+
+
+def test_matmul_attention_matches_the_fused_path():
+    m = Transformer(2, ModelConfig(), TASK).initialise([5, 6])
+    tokens = epoch_batches(TASK, 1, 0, 8, 8)[0].tokens
+    torch.testing.assert_close(m(tokens, attention="matmul"), m(tokens), rtol=1e-5, atol=1e-5)
+
+
+def test_without_learned_positions_the_last_state_ignores_the_order_before_it():
+    """With no positional embedding only the causal mask orders tokens: in one block the last
+    position attends to the set of earlier tokens, so shuffling them changes nothing there (and
+    does with W_pos). (Over several blocks the order reaches it through the earlier states.)"""
+    tokens = epoch_batches(TASK, 1, 0, 4, 4)[0].tokens
+    T = tokens.shape[1]
+    shuffled = tokens.clone()
+    perm = torch.randperm(T - 1, generator=torch.Generator().manual_seed(0))
+    shuffled[:, : T - 1] = tokens[:, perm]
+    for positions, same in ((False, True), (True, False)):
+        cfg = ModelConfig(n_blocks=1, learned_positions=positions)
+        m = Transformer(1, cfg, TASK).initialise([2]).double()
+        a, b = m(tokens)[:, :, -1], m(shuffled)[:, :, -1]
+        assert torch.allclose(a, b, atol=1e-9) == same
+        assert ("W_pos" in dict(m.named_parameters())) == positions
+
+
+def test_without_residual_biases_the_blocks_write_no_constant():
+    m = Transformer(1, ModelConfig(residual_biases=False), TASK).initialise([2])
+    names = {n.rsplit(".", 1)[-1] for n, _ in m.named_parameters()}
+    assert not names & {"b_O", "b_out"} and {"b_Q", "b_V", "b_in", "b_U"} <= names
+    # a zero state at the embedding stays zero through every block: nothing writes a constant
+    tokens = epoch_batches(TASK, 1, 0, 4, 4)[0].tokens
+    _, slices = m(tokens, hooks={0: torch.zeros_like}, return_slices=True)
+    assert all(s.abs().max() == 0 for s in slices)
+    with_biases = Transformer(1, ModelConfig(), TASK).initialise([2])
+    for blk in with_biases.blocks:
+        blk.b_out.data.fill_(0.1)
+    _, slices = with_biases(tokens, hooks={0: torch.zeros_like}, return_slices=True)
+    assert slices[1].abs().max() > 0

@@ -1,3 +1,4 @@
+import math
 import pytest
 import torch
 
@@ -135,3 +136,16 @@ def test_snapshots_hold_the_weights_at_their_epochs(tmp_path, monkeypatch):
     two = train([cfg.replace(epochs=2)], progress=False)[0]  # the same stream, stopped at 2
     assert_same_weights(store.load_snapshot(cfg, 2), two.final)
     assert RunStore(tmp_path / "elsewhere").snapshot_epochs(cfg) == []
+
+
+def test_a_regime_without_positions_or_residual_biases_trains_under_both_optimizers(store):
+    from anchorkit import ModelConfig
+
+    model = ModelConfig(learned_positions=False, residual_biases=False)
+    runs = train([small(3, "falloff", o, epochs=2, model=model) for o in ("adam", "rotated")],
+                 store, progress=False)
+    for r in runs:
+        assert not {"W_pos", "blocks.0.b_O", "blocks.0.b_out"} & set(r.final)
+        assert r.trajectory["loss"].dropna().map(math.isfinite).all()
+        assert store.has_final(r.config)
+    assert not torch.equal(runs[0].final["W_E"], runs[1].final["W_E"])
