@@ -50,12 +50,13 @@ def _threads(n: int):
 
 
 # ---------------------------------------------------------------------- tasks (pure, store-backed)
-def train_task(configs: list[RunConfig], store, device: str = "cpu") -> list[str]:
-    """Train (or resume, or load) one ensemble into the store; its runs' hashes."""
+def train_task(configs: list[RunConfig], store, device: str = "cpu", snapshots=()) -> list[str]:
+    """Train (or resume, or load) one ensemble into the store, keeping the weights at the epochs
+    ``snapshots`` too; its runs' hashes."""
     from anchorkit.train import train
 
     with _threads(THREADS):
-        train(configs, store, device=device, progress=False)
+        train(configs, store, device=device, progress=False, snapshots=snapshots)
     return [c.hash for c in configs]
 
 
@@ -107,11 +108,12 @@ def pair_task(pair, sweep: bool, store, *after) -> dict[str, pd.DataFrame]:
 @dataclass
 class Graph:
     """The tasks of a study, as (function, arguments) by key; an argument that is a key of an
-    earlier task stands for that task's result. ``kinds`` counts what each task finishes."""
+    earlier task stands for that task's result. Training tasks count the runs they train; the
+    output tasks (a study's pairs, the scout's measurements) are what ``execute`` returns."""
 
     tasks: dict[str, tuple[Callable, tuple]] = field(default_factory=dict)
     trains: dict[str, int] = field(default_factory=dict)  # training task → runs it trains
-    pairs: list[str] = field(default_factory=list)  # pair tasks, in the study's pair order
+    outputs: list[str] = field(default_factory=list)  # tasks whose results come back, in order
 
     def add(self, key: str, fn: Callable, *args) -> str:
         self.tasks[key] = (fn, args)
@@ -155,16 +157,16 @@ def study_graph(runs: list[RunConfig], pairs: list, sweep: bool, store,
     for i, p in enumerate(pairs):
         deps = answered[p.anchored.hash] + (answered[p.control.hash]
                                             if p.control != p.anchored else [])
-        g.pairs.append(g.add(f"pair-{i}", pair_task, p, sweep, store, *deps))
+        g.outputs.append(g.add(f"pair-{i}", pair_task, p, sweep, store, *deps))
     return g
 
 
 def training_graph(runs: list[RunConfig], store, size: int = ENSEMBLE_RUNS,
-                   device: str = "cpu") -> Graph:
-    """Train the unfinished runs only."""
+                   device: str = "cpu", snapshots=()) -> Graph:
+    """Train the unfinished runs only (keeping their weights at the epochs ``snapshots``)."""
     g = Graph()
     for i, group in enumerate(ensembles(runs, store, size)):
-        g.trains[g.add(f"train-{i}", train_task, group, store, device)] = len(group)
+        g.trains[g.add(f"train-{i}", train_task, group, store, device, tuple(snapshots))] = len(group)
     return g
 
 
@@ -217,19 +219,19 @@ def describe(client) -> str:
 
 
 def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
-            desc: str = "study") -> dict[str, object]:
-    """Run every task of ``graph`` (in-process, or on Dask) and return the results of its pair
-    tasks by key. One progress bar counts runs trained and pairs measured."""
+            desc: str = "study", measured: str = "pairs") -> dict[str, object]:
+    """Run every task of ``graph`` (in-process, or on Dask) and return the results of its output
+    tasks by key. One progress bar counts runs trained and outputs (``measured``) finished."""
     from tqdm.std import tqdm
 
-    total = sum(graph.trains.values()) + len(graph.pairs)
+    total = sum(graph.trains.values()) + len(graph.outputs)
     if not graph.tasks:
         return {}
-    what = "runs trained + pairs measured" if graph.pairs else "runs trained"
+    what = f"runs trained + {measured} measured" if graph.outputs else "runs trained"
     bar = tqdm(total=total, desc=f"{desc}: {what}", disable=not progress)
 
     def tick(key: str):
-        bar.update(graph.trains.get(key, 0) + (key in graph.pairs))
+        bar.update(graph.trains.get(key, 0) + (key in graph.outputs))
 
     try:
         with connect(scheduler) as client:
@@ -240,7 +242,7 @@ def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
                 for key, (fn, args) in graph.tasks.items():
                     results[key] = fn(*(results[a] if _is_key(a, graph) else a for a in args))
                     tick(key)
-                return {k: results[k] for k in graph.pairs}
+                return {k: results[k] for k in graph.outputs}
             return _on_dask(client, graph, tick)
     finally:
         bar.close()
@@ -259,9 +261,9 @@ def _on_dask(client, graph: Graph, tick) -> dict[str, object]:
         # pure=False: a task is named by its key in this graph, not by hashing its arguments
         futures[key] = client.submit(fn, *args, key=f"{key}-{os.getpid()}-{id(graph)}",
                                      pure=False)
-    watched = [futures[k] for k in graph.tasks if k in graph.trains or k in graph.pairs]
+    watched = [futures[k] for k in graph.tasks if k in graph.trains or k in graph.outputs]
     name = {f.key: k for k, f in futures.items()}
     for f in as_completed(watched):
         f.result()  # raise a task's error here
         tick(name[f.key])
-    return {k: futures[k].result() for k in graph.pairs}
+    return {k: futures[k].result() for k in graph.outputs}

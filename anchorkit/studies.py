@@ -482,7 +482,7 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     measured_pairs = execute(graph, scheduler, progress, desc=study)
     trained = {r.config.hash: r for r in train(runs, store, progress=False)}  # finished: loads
     tables: dict[str, list[pd.DataFrame]] = {}
-    for key in graph.pairs:
+    for key in graph.outputs:
         for name, df in measured_pairs[key].items():
             tables.setdefault(name, []).append(df)
     out = {name: pd.concat(dfs, ignore_index=True) for name, dfs in tables.items()}

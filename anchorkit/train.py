@@ -100,13 +100,15 @@ def _check_configs(configs) -> list[RunConfig]:
 
 
 def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: str = "cpu",
-          progress: bool = True, on_epoch_end: Callable[[int], None] | None = None
-          ) -> list[TrainedRun]:
+          progress: bool = True, on_epoch_end: Callable[[int], None] | None = None,
+          snapshots: Sequence[int] = ()) -> list[TrainedRun]:
     """Train (or load, or resume) every run; return them in the order given.
 
     With a store, finished runs are loaded rather than retrained, unfinished ones resume from
     their last checkpoint, and every finished run is written to the store as it completes.
-    ``on_epoch_end(epoch)`` is called after each epoch (epochs counted from 1).
+    ``on_epoch_end(epoch)`` is called after each epoch (epochs counted from 1). ``snapshots``:
+    epochs at which the weights are kept in the store besides ``SNAPSHOT_EPOCHS`` (they change
+    nothing in the run).
     """
     configs = _check_configs(configs)
     done: dict[str, TrainedRun] = {}
@@ -122,12 +124,14 @@ def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: s
         start = ckpt["epoch"] if ckpt else 0
         pending.setdefault((cfg.shape_key(), start), []).append((cfg, ckpt))
     for (_, start), group in pending.items():
-        for run in _train_ensemble(group, start, store, device, progress, on_epoch_end):
+        for run in _train_ensemble(group, start, store, device, progress, on_epoch_end,
+                                   set(SNAPSHOT_EPOCHS) | set(snapshots)):
             done[run.config.hash] = run
     return [done[c.hash] for c in configs]
 
 
-def _train_ensemble(group, start: int, store, device, progress, on_epoch_end) -> list[TrainedRun]:
+def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, snapshot_epochs
+                    ) -> list[TrainedRun]:
     cfgs = [c for c, _ in group]
     cfg0 = cfgs[0]
     E, tcfg, task = len(cfgs), cfg0.train, cfg0.task
@@ -170,7 +174,7 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end) ->
             traj_rows.append(row)
 
     def snapshot(epoch: int):
-        if store is not None and epoch in SNAPSHOT_EPOCHS:
+        if store is not None and epoch in snapshot_epochs:
             for i, c in enumerate(cfgs):
                 store.save_snapshot(c, epoch, model.member_state(i))
 

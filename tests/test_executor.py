@@ -82,7 +82,7 @@ def test_the_graph_of_a_finished_and_answered_study_only_measures(tmp_path):
     runs = study_runs("control", [4], "quick", epochs=1)
     graph = executor.study_graph(runs, study_pairs("control", [4], "quick", epochs=1), False,
                                  store)
-    assert not graph.trains and list(graph.tasks) == graph.pairs == ["pair-0"]
+    assert not graph.trains and list(graph.tasks) == graph.outputs == ["pair-0"]
 
 
 def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):

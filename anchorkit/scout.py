@@ -1,0 +1,366 @@
+"""The optimizer scout (SPEC §9.7): where Adam builds the privileged basis, and the regime decision.
+
+Controls under plain and rotated Adam are trained in a few **regimes** (configuration: the regime
+options of SPEC §3, optimizer settings) at the calibration seeds only, each to the longest
+training length; their weights are kept at every shorter length. At each length the **premise**
+of the report is measured on every control with the library's measures: how much of the last
+slice's energy the top basis vector holds (coordinate axes and the seed's rotated axes), its
+ratio to the second, kurtosis, the syntax embeddings' largest |cos| with a basis vector, the
+residual RMS, the lowest op score, and what projecting directions out at full dose costs the task
+(the top direction of the run's own basis, the median of its other directions, 16 random ones).
+
+The **decision rule** (``DECISION_RULE``, written before any scout run) then names, per regime and
+length, the strongest level of basis both calibration seeds reach, and adopts the cheapest regime
+at the highest level found, if any, once its falloff runs meet the anchor criteria of SPEC §6.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import torch
+
+from anchorkit.config import ModelConfig, RunConfig, TaskConfig, TrainConfig, check_choice
+from anchorkit.task import SYNTAX
+
+SEEDS = (1, 2)  # calibration seeds: never 704-711 (the paper's) or 800-839 (the screen's)
+LENGTHS = (400, 800, 1600)  # epochs at which the premise is measured (snapshots of one run)
+# "scout": the method's task, every run trained with the compiled step (BENCHMARKS.md);
+# "quick": a smoke run of the pipeline (a small probe set, the eager step)
+PROFILES = {"scout": {"task": TaskConfig(), "step": "compiled"},
+            "quick": {"task": TaskConfig(probe_per_op=16), "step": "eager"}}
+
+# name → changes from today's configuration (the weak-basis regime), by part of the RunConfig
+REGIMES: dict[str, dict[str, dict]] = {
+    "weak-basis": {},
+    "no-positions-no-biases": {"model": {"learned_positions": False, "residual_biases": False}},
+    "no-positions": {"model": {"learned_positions": False}},
+    "no-residual-biases": {"model": {"residual_biases": False}},
+    "beta2-0.999": {"train": {"beta2": 0.999}},
+}
+
+# ---------------------------------------------------------------------- the decision rule
+# Fixed on 2026-11-30 before any scout run (issue 16); judged at the calibration seeds only.
+SCORE_MIN = 0.95  # every op, every run (control and falloff, both optimizers)
+FUNCTIONAL_COST = 0.2  # cost of projecting the spike direction out (mean drop over ops) ...
+FUNCTIONAL_RATIO = 5.0  # ... and at least this many times the median cost of the basis' others
+REPORT_SHARE, REPORT_COS, REPORT_TOKENS = 0.3, 0.8, 3  # top-axis share; syntax |cos| on 3 of 4
+CLEAR_SHARE, CLEAR_RATIO, CLEAR_KURTOSIS = 0.2, 2.0, 6.0  # plain control along the axes
+ROTATED_AXES_MAX, ROTATED_KURTOSIS_MAX = 0.08, 3.2  # the rotated twin's coordinate axes stay flat
+ROTATED_SHARE, ROTATED_RATIO = 0.2, 2.0  # the rotated twin's spike along its rotated axes
+ANCHOR = {"alignment_high": 0.8, "removal": 0.8, "spill": 0.02}  # SPEC §6 (removal: bounded)
+LEVELS = ("none", "functional", "clear", "report-strength")
+
+DECISION_RULE = f"""\
+Every op scores at least {SCORE_MIN} in every run (control and falloff, both optimizers), and
+falloff meets SPEC §6's anchor criteria: alignment at the difference answers at least
+{ANCHOR['alignment_high']} at slices 3 and 4, removal at least {ANCHOR['removal']} (bounded
+definition) and spill at most {ANCHOR['spill']}. A seed's controls reach:
+- **functional spike**: projecting the plain-Adam control's top coordinate axis out at full dose
+  costs at least {FUNCTIONAL_COST} (mean drop over ops) and at least {FUNCTIONAL_RATIO:g} times the
+  median cost of its other axes; the same for the rotated twin's top rotated axis;
+- **report-strength basis**: a functional spike, a top-axis share at the last slice of at least
+  {REPORT_SHARE}, and a syntax embedding |cos| with some axis of at least {REPORT_COS} for at least
+  {REPORT_TOKENS} of the 4 syntax tokens;
+- **clear basis**: a functional spike, a top-axis share of at least {CLEAR_SHARE} with top/second at
+  least {CLEAR_RATIO:g} and kurtosis along the axes at least {CLEAR_KURTOSIS:g}; the rotated twin's
+  coordinate axes at most {ROTATED_AXES_MAX} (top share) with kurtosis at most
+  {ROTATED_KURTOSIS_MAX}, and its rotated top share at least {ROTATED_SHARE} with top/second at
+  least {ROTATED_RATIO:g}.
+A regime and length reaches a level when both calibration seeds do. The cheapest (fewest
+training steps) report-strength regime is adopted if any, else the cheapest clear-basis one; a
+large but inert spike is reported, not adopted."""
+
+
+def regime_config(regime: str, seed: int, recipe: str = "control", optimizer: str = "adam",
+                  epochs: int = max(LENGTHS), profile: str = "scout") -> RunConfig:
+    """The run of a regime: today's configuration with the regime's changes, at a profile."""
+    check_choice("regime", regime, tuple(REGIMES))
+    check_choice("profile", profile, tuple(PROFILES))
+    changes, prof = REGIMES[regime], PROFILES[profile]
+    model = dataclasses.replace(ModelConfig(), **changes.get("model", {}))
+    train = dataclasses.replace(TrainConfig(), step=prof["step"], **changes.get("train", {}))
+    return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer, epochs=epochs, model=model,
+                     train=train, task=prof["task"])
+
+
+def scout_runs(regimes=tuple(REGIMES), seeds=SEEDS, recipes=("control",),
+               epochs: int = max(LENGTHS), profile: str = "scout") -> list[RunConfig]:
+    """Every run of the scout: each regime, recipe, optimizer and seed, twins side by side."""
+    return [regime_config(r, s, rec, o, epochs, profile) for r in regimes for rec in recipes
+            for s in seeds for o in ("adam", "rotated")]
+
+
+# ---------------------------------------------------------------------- measuring the premise
+N_RANDOM = 16
+
+
+@torch.inference_mode()
+def premise(cfg: RunConfig, state: dict, contexts: int = 128) -> tuple[dict, pd.DataFrame]:
+    """The premise measures of one run's weights: one row, and where its top direction's energy
+    sits (by slice over every position, and by position at the last slice)."""
+    from anchorkit.edit import coordinate_axes, random_directions, rotated_axes
+    from anchorkit.measure import (direction_cost, drop, edited_predictions, energy_shares,
+                                   kurtosis, last_slice_states, op_scores, scores_of_predictions,
+                                   spike, syntax_cosines, syntax_positions)
+    from anchorkit.task import OPS, probe_set
+    from anchorkit.train import load_model, rotation
+
+    model = load_model([cfg], [state])
+    batch = probe_set(cfg.task).clean
+    D = cfg.model.d_model
+    clean = op_scores(model, batch)  # (1, ops)
+    states = last_slice_states(model, batch)  # (1, B, T, D)
+    row = {"seed": cfg.seed, "optimizer": cfg.optimizer, "recipe": cfg.recipe, "run": cfg.name,
+           "hash": cfg.hash, "min_score": float(clean.min()),
+           "residual_rms": float(states.pow(2).mean().sqrt())}
+    row.update({f"score_{op}": float(clean[0, j]) for j, op in enumerate(OPS)})
+    bases = {"axes": coordinate_axes(D),
+             "rotated": rotated_axes(rotation(cfg.replace(optimizer="rotated")))}
+    at_syntax = syntax_positions(cfg.task, batch)
+    for name, basis in bases.items():
+        shares = energy_shares(states, basis)[0]
+        top2 = shares.topk(2)
+        row[f"top_share_{name}"] = float(top2.values[0])
+        row[f"top_ratio_{name}"] = float(top2.values[0] / top2.values[1])
+        row[f"top_{name}"] = int(top2.indices[0])
+        row[f"kurtosis_{name}"] = float(kurtosis(states, basis)[0])
+        cos = syntax_cosines(model, basis)
+        for sym in SYNTAX:
+            row[f"syntax_cos_{sym}_{name}"] = float(cos[sym][0])
+        row[f"syntax_tokens_over_{REPORT_COS}_{name}"] = int(sum(
+            float(cos[sym][0]) >= REPORT_COS for sym in SYNTAX))
+        index, has = spike(energy_shares(states, basis, at_syntax)[0])
+        row[f"has_syntax_spike_{name}"] = bool(has)
+    # costs along the run's own basis (the axes under plain Adam, its rotated axes under rotated)
+    own = "axes" if cfg.optimizer == "adam" else "rotated"
+    dirs = torch.cat([bases[own], random_directions(N_RANDOM, D)])
+    answers = edited_predictions(model, batch, dirs, 1.0, chunk=1, contexts=contexts)
+    cost = direction_cost(drop(clean[:, None], scores_of_predictions(answers, batch)))[0]
+    top = row[f"top_{own}"]
+    others = torch.cat([cost[:top], cost[top + 1:D]])
+    row.update({"own_basis": own, "top_cost": float(cost[top]),
+                "median_other_cost": float(others.median()),
+                "costliest_other_cost": float(others.max()),
+                "costliest_other": int(torch.cat([torch.arange(top), torch.arange(top + 1, D)])[
+                    others.argmax()]),
+                "median_random_cost": float(cost[D:].median())})
+    where = _where(model, batch, bases[own][top])
+    where = where.assign(seed=cfg.seed, optimizer=cfg.optimizer, run=cfg.name, basis=own,
+                         direction=top)
+    return row, where
+
+
+def _where(model, batch, direction: torch.Tensor) -> pd.DataFrame:
+    """The share of the state's energy along ``direction``, by slice (every position) and, at the
+    last slice, by position (over the probe contexts)."""
+    _, slices = model(batch.tokens, return_slices=True)
+    rows = []
+    for s, x in enumerate(slices):
+        along = (x[0] @ direction).pow(2)  # (B, T)
+        total = x[0].pow(2).sum(-1)
+        rows.append({"where": "slice", "slice": s, "position": -1,
+                     "share": float(along.sum() / total.sum())})
+        if s == len(slices) - 1:
+            rows += [{"where": "position", "slice": s, "position": t,
+                      "share": float(along[:, t].sum() / total[:, t].sum())}
+                     for t in range(x.shape[2])]
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------- judging
+def seed_levels(premise_table: pd.DataFrame) -> pd.DataFrame:
+    """Per regime, epochs and seed: which levels of DECISION_RULE its two controls reach (the
+    basis criteria; the scores and anchor criteria are judged in ``decide``)."""
+    rows = []
+    for (regime, epochs, seed), g in premise_table.groupby(["regime", "epochs", "seed"]):
+        by = {r["optimizer"]: r for _, r in g.iterrows()}
+        if set(by) != {"adam", "rotated"}:
+            continue
+        p, r = by["adam"], by["rotated"]
+
+        def functional(x):
+            return (x["top_cost"] >= FUNCTIONAL_COST
+                    and x["top_cost"] >= FUNCTIONAL_RATIO * x["median_other_cost"])
+
+        func = bool(functional(p) and functional(r))
+        report = bool(func and p["top_share_axes"] >= REPORT_SHARE
+                      and p[f"syntax_tokens_over_{REPORT_COS}_axes"] >= REPORT_TOKENS)
+        clear = bool(func and p["top_share_axes"] >= CLEAR_SHARE
+                     and p["top_ratio_axes"] >= CLEAR_RATIO
+                     and p["kurtosis_axes"] >= CLEAR_KURTOSIS
+                     and r["top_share_axes"] <= ROTATED_AXES_MAX
+                     and r["kurtosis_axes"] <= ROTATED_KURTOSIS_MAX
+                     and r["top_share_rotated"] >= ROTATED_SHARE
+                     and r["top_ratio_rotated"] >= ROTATED_RATIO)
+        scores = bool(min(p["min_score"], r["min_score"]) >= SCORE_MIN)
+        level = "report-strength" if report else "clear" if clear else (
+            "functional" if func else "none")
+        rows.append({"regime": regime, "epochs": int(epochs), "seed": int(seed),
+                     "functional": func, "clear": clear, "report_strength": report,
+                     "controls_score": scores, "level": level})
+    return pd.DataFrame(rows)
+
+
+def regime_levels(levels: pd.DataFrame) -> pd.DataFrame:
+    """Per regime and epochs: the level every calibration seed reaches (the weakest seed's), and
+    whether every control scores at least SCORE_MIN."""
+    rank = {name: i for i, name in enumerate(LEVELS)}
+    rows = []
+    for (regime, epochs), g in levels.groupby(["regime", "epochs"]):
+        weakest = min(g["level"], key=rank.__getitem__)
+        rows.append({"regime": regime, "epochs": int(epochs), "seeds": len(g),
+                     "level": weakest if len(g) == len(SEEDS) else "none",
+                     "controls_score": bool(g["controls_score"].all())})
+    return pd.DataFrame(rows)
+
+
+def anchors_met(anchor_results: pd.DataFrame) -> bool:
+    """Whether falloff meets SPEC §6 in every run given (``results`` rows of measure_pair plus
+    ``alignment_3`` and ``alignment_4``): every op ≥ SCORE_MIN for both runs of the pair, high
+    alignment at slices 3-4, bounded removal ≥ 0.8, spill ≤ 0.02."""
+    from anchorkit.task import OPS
+
+    if anchor_results.empty:
+        return False
+    ok = pd.Series(True, index=anchor_results.index)
+    for role in ("anchored", "control"):
+        for op in OPS:
+            ok &= anchor_results[f"{role}_score_{op}"] >= SCORE_MIN
+    ok &= anchor_results[["alignment_3", "alignment_4"]].min(axis=1) >= ANCHOR["alignment_high"]
+    ok &= anchor_results["raw_removal"] >= ANCHOR["removal"]
+    ok &= anchor_results["spill"] <= ANCHOR["spill"]
+    return bool(ok.all())
+
+
+def decide(regimes: pd.DataFrame, anchors: dict[tuple[str, int], bool] | None = None
+           ) -> dict:
+    """The decision: the cheapest regime and length at the highest level reached (report
+    strength, else clear basis) whose controls score and whose falloff meets the anchor criteria
+    (``anchors`` maps (regime, epochs) to that; a candidate without it is ``pending``)."""
+    anchors = anchors or {}
+    for level in ("report-strength", "clear"):
+        cands = regimes[(regimes["level"] == level) & regimes["controls_score"]]
+        for _, c in cands.sort_values(["epochs", "regime"]).iterrows():
+            key = (c["regime"], int(c["epochs"]))
+            if key not in anchors:
+                return {"decision": "pending", "regime": key[0], "epochs": key[1],
+                        "level": level}
+            if anchors[key]:
+                return {"decision": "adopt", "regime": key[0], "epochs": key[1], "level": level}
+    return {"decision": "none", "regime": None, "epochs": None, "level": None}
+
+
+# ---------------------------------------------------------------------- executing the scout
+SCOUT = "optimizer-scout"
+
+
+def _state_at(cfg: RunConfig, store, epochs: int) -> dict:
+    if epochs == cfg.epochs:
+        return store.load_final(cfg)
+    return store.load_snapshot(cfg, epochs)
+
+
+def premise_task(cfg: RunConfig, store, epochs: int, regime: str, *after) -> tuple[dict, pd.DataFrame]:
+    """The premise measures of a run's weights after ``epochs`` epochs (executor task)."""
+    from anchorkit.executor import THREADS, _threads
+
+    with _threads(THREADS):
+        row, where = premise(cfg, _state_at(cfg, store, epochs))
+    return {"regime": regime, "epochs": epochs, **row}, where.assign(regime=regime, epochs=epochs)
+
+
+def anchor_task(anchored: RunConfig, control: RunConfig, store, epochs: int, regime: str,
+                *after) -> dict:
+    """Falloff against its control after ``epochs`` epochs: measure_pair's results row (no
+    sweep) with the falloff run's alignment at the difference answers of slices 3 and 4."""
+    from anchorkit.executor import THREADS, _threads
+    from anchorkit.studies import Pair, measure_pair
+
+    with _threads(THREADS):
+        t = measure_pair(Pair(anchored, control), _state_at(anchored, store, epochs),
+                         _state_at(control, store, epochs), sweep=False)
+    al = t["alignment"]
+    row = {"regime": regime, "epochs": epochs, **t["results"].iloc[0].to_dict()}
+    for s in (3, 4):
+        row[f"alignment_{s}"] = float(al[(al.role == "anchored") & (al.context == "difference")
+                                         & (al.slice == s)]["alignment"].iloc[0])
+    return row
+
+
+def scout_graph(regimes, seeds, lengths, store, falloff_regimes=(), profile: str = "scout"):
+    """Train every control (and falloff, for ``falloff_regimes``) to the longest length, keeping
+    the weights at every length; then measure the premise of each control at each length, and
+    each falloff against its control."""
+    from anchorkit.executor import Graph, ensembles, train_task
+
+    lengths = sorted(set(lengths))
+    runs = {r: scout_runs([r], seeds, ("control", "falloff") if r in falloff_regimes
+                          else ("control",), max(lengths), profile) for r in regimes}
+    g = Graph()
+    trained_by = {}
+    every = [c for rs in runs.values() for c in rs]
+    for i, group in enumerate(ensembles(every, store)):
+        key = g.add(f"train-{i}", train_task, group, store, "cpu", tuple(lengths))
+        g.trains[key] = len(group)
+        trained_by.update({c.hash: key for c in group})
+    for regime, rs in runs.items():
+        for c in rs:
+            after = [trained_by[c.hash]] if c.hash in trained_by else []
+            if c.recipe == "control":
+                for L in lengths:
+                    g.outputs.append(g.add(f"premise-{c.hash}-{L}", premise_task, c, store, L,
+                                           regime, *after))
+            else:
+                ctrl = c.replace(recipe="control")
+                deps = after + ([trained_by[ctrl.hash]] if ctrl.hash in trained_by else [])
+                for L in lengths:
+                    g.outputs.append(g.add(f"anchor-{c.hash}-{L}", anchor_task, c, ctrl, store,
+                                           L, regime, *deps))
+    return g, every
+
+
+def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, falloff_regimes=(),
+              profile: str = "scout", reports_dir=None, store=None, progress: bool = True,
+              reuse: bool = False, scheduler: str | None = None) -> dict[str, pd.DataFrame]:
+    """Train and measure the scout, judge it by DECISION_RULE, and write its tables to
+    ``reports_dir/optimizer-scout/``: ``premise`` (per control and length), ``where`` (where
+    each control's top direction holds its energy), ``levels`` (per regime, length and seed),
+    ``regimes`` (per regime and length), ``anchors`` (falloff against control, where trained)
+    and ``decision`` (one row)."""
+    import time
+    from pathlib import Path
+
+    from anchorkit.config import check_seeds
+    from anchorkit.executor import execute
+    from anchorkit.store import RunStore
+    from anchorkit.studies import read_tables, source_state, write_study, written_for
+
+    t0 = time.perf_counter()
+    source = source_state()
+    seeds = check_seeds(list(seeds))
+    for r in (*regimes, *falloff_regimes):
+        check_choice("regime", r, tuple(REGIMES))
+    store = store if store is not None else RunStore()
+    graph, runs = scout_graph(regimes, seeds, lengths, store, falloff_regimes, profile)
+    where_dir = Path(reports_dir) / SCOUT if reports_dir is not None else None
+    if reuse and where_dir is not None and written_for(where_dir, SCOUT, seeds, profile, runs):
+        return read_tables(where_dir)
+    out = execute(graph, scheduler, progress, desc=SCOUT, measured="measurements")
+    prem = [v for k, v in out.items() if k.startswith("premise-")]
+    tables = {"premise": pd.DataFrame([row for row, _ in prem]),
+              "where": pd.concat([w for _, w in prem], ignore_index=True)}
+    anchors = [v for k, v in out.items() if k.startswith("anchor-")]
+    tables["anchors"] = pd.DataFrame(anchors)
+    tables["levels"] = seed_levels(tables["premise"])
+    tables["regimes"] = regime_levels(tables["levels"])
+    met = {}
+    if anchors:
+        for (regime, epochs), g in tables["anchors"].groupby(["regime", "epochs"]):
+            met[(regime, int(epochs))] = anchors_met(g) and len(g) == 2 * len(seeds)
+    tables["decision"] = pd.DataFrame([decide(tables["regimes"], met)])
+    if where_dir is not None:
+        write_study(where_dir, tables, SCOUT, seeds, profile, runs, time.perf_counter() - t0,
+                    source)
+    return tables

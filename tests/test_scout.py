@@ -1,0 +1,156 @@
+"""The optimizer scout: the decision rule on constructed premises, and the scout end to end."""
+
+import pandas as pd
+import pytest
+import torch
+
+from anchorkit import scout
+from anchorkit.task import OPS
+
+
+def control(seed, optimizer, **kw):
+    """A premise row of a control: a strong functional spike along its own basis by default."""
+    row = {"regime": kw.pop("regime", "r"), "epochs": kw.pop("epochs", 800), "seed": seed,
+           "optimizer": optimizer, "min_score": 0.99, "top_cost": 0.5, "median_other_cost": 0.01,
+           "top_share_axes": 0.35, "top_ratio_axes": 3.0, "kurtosis_axes": 9.0,
+           "syntax_tokens_over_0.8_axes": 3, "top_share_rotated": 0.3,
+           "top_ratio_rotated": 3.0}
+    if optimizer == "rotated":  # flat along the coordinate axes
+        row.update(top_share_axes=0.05, top_ratio_axes=1.2, kurtosis_axes=3.0,
+                   **{"syntax_tokens_over_0.8_axes": 0})
+    row.update(kw)
+    return row
+
+
+def table(*rows):
+    return pd.DataFrame(list(rows))
+
+
+def both(seed, plain=None, rotated=None, **kw):
+    return [control(seed, "adam", **{**kw, **(plain or {})}),
+            control(seed, "rotated", **{**kw, **(rotated or {})})]
+
+
+def test_a_strong_functional_spike_on_both_seeds_is_report_strength():
+    levels = scout.seed_levels(table(*both(1), *both(2)))
+    assert list(levels["level"]) == ["report-strength"] * 2
+    assert scout.regime_levels(levels)["level"].tolist() == ["report-strength"]
+
+
+def test_a_large_but_inert_spike_is_not_functional():
+    """E3's geometry without its function: a big, peaked spike that costs the task nothing."""
+    inert = {"top_cost": 0.01, "median_other_cost": 0.002}
+    levels = scout.seed_levels(table(*both(1, inert, inert), *both(2, inert, inert)))
+    assert (levels["level"] == "none").all() and not levels["functional"].any()
+
+
+def test_a_costly_direction_among_costly_directions_is_not_a_spike():
+    """Cost 0.3 is not functional when the median other axis costs 0.1 (every direction hurts)."""
+    flat = {"top_cost": 0.3, "median_other_cost": 0.1}
+    assert not scout.seed_levels(table(*both(1, flat)))["functional"].any()
+
+
+def test_the_rotated_twin_must_carry_its_own_functional_spike():
+    levels = scout.seed_levels(table(*both(1, rotated={"top_cost": 0.05})))
+    assert levels["level"].tolist() == ["none"]
+
+
+def test_clear_basis_needs_flat_coordinate_axes_in_the_rotated_twin():
+    weaker = {"top_share_axes": 0.25, "syntax_tokens_over_0.8_axes": 1}  # clear, not report
+    assert scout.seed_levels(table(*both(1, weaker)))["level"].tolist() == ["clear"]
+    leaky = scout.seed_levels(table(*both(1, weaker, {"top_share_axes": 0.12})))
+    assert leaky["level"].tolist() == ["functional"]
+
+
+def test_a_regime_reaches_only_its_weakest_seeds_level_and_needs_every_seed():
+    weaker = {"top_share_axes": 0.25, "syntax_tokens_over_0.8_axes": 1}
+    two = scout.regime_levels(scout.seed_levels(table(*both(1), *both(2, weaker))))
+    assert two["level"].tolist() == ["clear"]
+    one = scout.regime_levels(scout.seed_levels(table(*both(1))))
+    assert one["level"].tolist() == ["none"]  # one calibration seed of two judges nothing
+
+
+def test_decide_adopts_the_cheapest_at_the_highest_level_once_its_falloff_meets_the_anchor():
+    rows = [*both(1, regime="a", epochs=1600), *both(2, regime="a", epochs=1600),
+            *both(1, regime="b", epochs=800), *both(2, regime="b", epochs=800),
+            *both(1, {"top_share_axes": 0.25}, regime="c", epochs=400),
+            *both(2, {"top_share_axes": 0.25}, regime="c", epochs=400)]
+    regimes = scout.regime_levels(scout.seed_levels(table(*rows)))
+    assert scout.decide(regimes)["decision"] == "pending"  # no falloff yet
+    assert scout.decide(regimes)["regime"] == "b"  # report strength beats a cheaper clear basis
+    assert scout.decide(regimes, {("b", 800): True}) == {
+        "decision": "adopt", "regime": "b", "epochs": 800, "level": "report-strength"}
+    assert scout.decide(regimes, {("b", 800): False, ("a", 1600): True})["regime"] == "a"
+    failed = {("b", 800): False, ("a", 1600): False, ("c", 400): False}
+    assert scout.decide(regimes, failed)["decision"] == "none"
+
+
+def test_controls_below_the_score_floor_are_never_adopted():
+    low = {"min_score": 0.9}
+    regimes = scout.regime_levels(scout.seed_levels(table(*both(1, low), *both(2))))
+    assert scout.decide(regimes, {("r", 800): True})["decision"] == "none"
+
+
+def anchor_row(**kw):
+    row = {f"{role}_score_{op}": 0.99 for role in ("anchored", "control") for op in OPS}
+    row.update(alignment_3=0.9, alignment_4=0.95, raw_removal=0.9, spill=0.01)
+    row.update(kw)
+    return row
+
+
+@pytest.mark.parametrize("bad", [{"raw_removal": 0.79}, {"spill": 0.021}, {"alignment_3": 0.7},
+                                 {"control_score_max": 0.94}])
+def test_anchor_criteria_fail_on_any_one_miss(bad):
+    assert scout.anchors_met(pd.DataFrame([anchor_row()]))
+    assert not scout.anchors_met(pd.DataFrame([anchor_row(), anchor_row(**bad)]))
+    assert not scout.anchors_met(pd.DataFrame([]))
+
+
+def test_regimes_are_configuration_and_the_scout_stays_off_the_paper_seeds():
+    from anchorkit import RunConfig
+
+    assert scout.regime_config("weak-basis", 1).model == RunConfig(seed=1).model
+    lead = scout.regime_config("no-positions-no-biases", 1)
+    assert not lead.model.learned_positions and not lead.model.residual_biases
+    assert lead.train.step == "compiled"
+    hashes = {c.hash for c in scout.scout_runs()}
+    assert len(hashes) == len(scout.REGIMES) * len(scout.SEEDS) * 2
+    assert not set(scout.SEEDS) & set(range(704, 712)) and not set(scout.SEEDS) & set(range(800, 840))
+    with pytest.raises(ValueError, match="parameter 'regime'"):
+        scout.regime_config("longer", 1)
+
+
+@pytest.mark.slow
+def test_the_scout_end_to_end_at_the_quick_profile(tmp_path):
+    from anchorkit.measure import direction_cost, drop, edited_scores, energy_shares, \
+        last_slice_states, op_scores
+    from anchorkit.store import RunStore
+    from anchorkit.studies import read_tables
+    from anchorkit.task import probe_set
+    from anchorkit.train import load_model
+
+    store = RunStore(tmp_path / "store", published=None)
+    tables = scout.run_scout(["weak-basis", "no-positions-no-biases"], [1], (2, 3),
+                             falloff_regimes=["no-positions-no-biases"], profile="quick",
+                             reports_dir=tmp_path / "reports", store=store, progress=False)
+    written = read_tables(tmp_path / "reports" / scout.SCOUT)
+    assert {"premise", "where", "levels", "regimes", "anchors", "decision"} <= set(written)
+    prem = tables["premise"]
+    assert len(prem) == 2 * 2 * 2  # regimes x optimizers x lengths
+    assert len(tables["anchors"]) == 2 * 2  # the falloff regime's two optimizers x lengths
+    assert tables["decision"]["decision"].iloc[0] in ("adopt", "pending", "none")
+    # the premise's top direction and its cost, recomputed by hand for one control
+    row = prem[(prem.optimizer == "adam") & (prem.epochs == 2)].iloc[0]
+    cfg = scout.regime_config(row["regime"], 1, "control", "adam", 3, "quick")
+    model = load_model([cfg], [store.load_snapshot(cfg, 2)])
+    batch = probe_set(cfg.task).clean
+    shares = energy_shares(last_slice_states(model, batch), torch.eye(64))[0]
+    assert row["top_axes"] == int(shares.argmax())
+    assert row["top_share_axes"] == pytest.approx(float(shares.max()))
+    cost = direction_cost(drop(op_scores(model, batch),
+                               edited_scores(model, batch, torch.eye(64)[row["top_axes"]][None],
+                                             1.0)[:, 0]))
+    assert row["top_cost"] == pytest.approx(float(cost[0]))
+    where = tables["where"]
+    one = where[(where.run == row["run"]) & (where.epochs == 2) & (where.regime == row["regime"])]
+    assert len(one[one["where"] == "slice"]) == 5 and (one["share"].between(0, 1)).all()
