@@ -289,18 +289,17 @@ def anchor_task(anchored: RunConfig, control: RunConfig, store, epochs: int, reg
     return row
 
 
-def scout_graph(regimes, seeds, lengths, store, falloff_regimes=(), profile: str = "scout"):
-    """Train every control (and falloff, for ``falloff_regimes``) to the longest length, keeping
-    the weights at every length; then measure the premise of each control at each length, and
-    each falloff against its control."""
+def scout_graph(regimes, seeds, lengths, store, profile: str = "scout", recipe: str = "control"):
+    """Train the runs of ``recipe`` in every regime to the longest length, keeping the weights at
+    every length; then, for controls, measure the premise at each length, for falloff, measure it
+    against its control (already trained) at each length. Returns the graph and its runs."""
     from anchorkit.executor import Graph, ensembles, train_task
 
     lengths = sorted(set(lengths))
-    runs = {r: scout_runs([r], seeds, ("control", "falloff") if r in falloff_regimes
-                          else ("control",), max(lengths), profile) for r in regimes}
+    runs = {r: scout_runs([r], seeds, (recipe,), max(lengths), profile) for r in regimes}
+    every = [c for rs in runs.values() for c in rs]
     g = Graph()
     trained_by = {}
-    every = [c for rs in runs.values() for c in rs]
     for i, group in enumerate(ensembles(every, store)):
         key = g.add(f"train-{i}", train_task, group, store, "cpu", tuple(lengths))
         g.trains[key] = len(group)
@@ -308,58 +307,77 @@ def scout_graph(regimes, seeds, lengths, store, falloff_regimes=(), profile: str
     for regime, rs in runs.items():
         for c in rs:
             after = [trained_by[c.hash]] if c.hash in trained_by else []
-            if c.recipe == "control":
-                for L in lengths:
+            for L in lengths:
+                if recipe == "control":
                     g.outputs.append(g.add(f"premise-{c.hash}-{L}", premise_task, c, store, L,
                                            regime, *after))
-            else:
-                ctrl = c.replace(recipe="control")
-                deps = after + ([trained_by[ctrl.hash]] if ctrl.hash in trained_by else [])
-                for L in lengths:
-                    g.outputs.append(g.add(f"anchor-{c.hash}-{L}", anchor_task, c, ctrl, store,
-                                           L, regime, *deps))
+                else:
+                    g.outputs.append(g.add(f"anchor-{c.hash}-{L}", anchor_task, c,
+                                           c.replace(recipe="control"), store, L, regime, *after))
     return g, every
 
 
-def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, falloff_regimes=(),
-              profile: str = "scout", reports_dir=None, store=None, progress: bool = True,
-              reuse: bool = False, scheduler: str | None = None) -> dict[str, pd.DataFrame]:
-    """Train and measure the scout, judge it by DECISION_RULE, and write its tables to
-    ``reports_dir/optimizer-scout/``: ``premise`` (per control and length), ``where`` (where
-    each control's top direction holds its energy), ``levels`` (per regime, length and seed),
-    ``regimes`` (per regime and length), ``anchors`` (falloff against control, where trained)
-    and ``decision`` (one row)."""
+def written(where, seeds, profile: str, controls: list[RunConfig], lengths) -> bool:
+    """Whether ``where`` holds the scout's tables for these seeds, profile, controls and lengths
+    (its falloff runs follow from the decision rule)."""
+    import json
+    from pathlib import Path
+
+    f = Path(where) / "provenance.json"
+    if not f.exists() or not (Path(where) / "premise.parquet").exists():
+        return False
+    prov = json.loads(f.read_text())
+    epochs = sorted(pd.read_parquet(Path(where) / "premise.parquet")["epochs"].unique())
+    return (prov.get("study") == SCOUT and prov.get("seeds") == list(seeds)
+            and prov.get("profile") == profile
+            and {c.hash for c in controls} <= set(prov.get("runs", {}).values())
+            and [int(e) for e in epochs] == sorted(set(lengths)))
+
+
+def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str = "scout",
+              reports_dir=None, store=None, progress: bool = True, reuse: bool = False,
+              scheduler: str | None = None) -> dict[str, pd.DataFrame]:
+    """Train and measure the scout's controls, judge them by DECISION_RULE, and while the rule's
+    candidate has no falloff runs, train and measure them (a candidate whose falloff misses the
+    anchor criteria passes the turn to the next). Writes to ``reports_dir/optimizer-scout/``:
+    ``premise`` (per control and length), ``where`` (where each control's top direction holds
+    its energy), ``levels`` (per regime, length and seed), ``regimes`` (per regime and length),
+    ``anchors`` (falloff against control, for the regimes the rule reached) and ``decision``."""
     import time
     from pathlib import Path
 
     from anchorkit.config import check_seeds
     from anchorkit.executor import execute
     from anchorkit.store import RunStore
-    from anchorkit.studies import read_tables, source_state, write_study, written_for
+    from anchorkit.studies import read_tables, source_state, write_study
 
     t0 = time.perf_counter()
     source = source_state()
     seeds = check_seeds(list(seeds))
-    for r in (*regimes, *falloff_regimes):
+    for r in regimes:
         check_choice("regime", r, tuple(REGIMES))
     store = store if store is not None else RunStore()
-    graph, runs = scout_graph(regimes, seeds, lengths, store, falloff_regimes, profile)
+    graph, runs = scout_graph(regimes, seeds, lengths, store, profile)
     where_dir = Path(reports_dir) / SCOUT if reports_dir is not None else None
-    if reuse and where_dir is not None and written_for(where_dir, SCOUT, seeds, profile, runs):
+    if reuse and where_dir is not None and written(where_dir, seeds, profile, runs, lengths):
         return read_tables(where_dir)
     out = execute(graph, scheduler, progress, desc=SCOUT, measured="measurements")
-    prem = [v for k, v in out.items() if k.startswith("premise-")]
-    tables = {"premise": pd.DataFrame([row for row, _ in prem]),
-              "where": pd.concat([w for _, w in prem], ignore_index=True)}
-    anchors = [v for k, v in out.items() if k.startswith("anchor-")]
-    tables["anchors"] = pd.DataFrame(anchors)
+    tables = {"premise": pd.DataFrame([row for row, _ in out.values()]),
+              "where": pd.concat([w for _, w in out.values()], ignore_index=True)}
     tables["levels"] = seed_levels(tables["premise"])
     tables["regimes"] = regime_levels(tables["levels"])
-    met = {}
-    if anchors:
-        for (regime, epochs), g in tables["anchors"].groupby(["regime", "epochs"]):
-            met[(regime, int(epochs))] = anchors_met(g) and len(g) == 2 * len(seeds)
-    tables["decision"] = pd.DataFrame([decide(tables["regimes"], met)])
+    anchors, met = [], {}
+    while (d := decide(tables["regimes"], met))["decision"] == "pending":
+        graph, falloff = scout_graph([d["regime"]], seeds, lengths, store, profile, "falloff")
+        rows = pd.DataFrame(list(execute(graph, scheduler, progress, desc=f"{SCOUT} falloff",
+                                         measured="pairs").values()))
+        for L, g in rows.groupby("epochs"):
+            met[(d["regime"], int(L))] = anchors_met(g) and len(g) == 2 * len(seeds)
+        anchors.append(rows)
+        runs += falloff
+    tables["anchors"] = pd.concat(anchors, ignore_index=True) if anchors else pd.DataFrame(
+        {"regime": pd.Series(dtype=str), "epochs": pd.Series(dtype=int)})
+    tables["decision"] = pd.DataFrame([d])
     if where_dir is not None:
         write_study(where_dir, tables, SCOUT, seeds, profile, runs, time.perf_counter() - t0,
                     source)
