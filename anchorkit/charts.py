@@ -238,3 +238,27 @@ def strip(df: pd.DataFrame, category: str, value: str, title: str, log: bool = F
         x=alt.X(f"{category}:N"), y=f"median({value}):Q",
         tooltip=[f"{category}:N", alt.Tooltip(f"median({value}):Q", format=".3f")])
     return alt.layer(dots, median, data=df).properties(width=260, height=200)
+
+
+OPTIMIZER_NAMES = {"adam": "plain Adam", "rotated": "rotated Adam"}
+
+
+def over_training(premise: pd.DataFrame, measure: str, title: str, log: bool = False):
+    """The optimizer scout: one premise measure against training length, a hairline per seed and
+    the median over seeds in bold, coloured by regime, plain and rotated Adam side by side."""
+    _require(premise, ["regime", "epochs", "seed", "optimizer", "run", measure], "over_training")
+    df = premise.assign(optimizer_name=premise["optimizer"].map(OPTIMIZER_NAMES),
+                        line=premise["regime"] + " " + premise["run"])
+    y = alt.Scale(type="log") if log else alt.Undefined
+    color = alt.Color("regime:N", title=None, legend=alt.Legend(orient="bottom", columns=3))
+    base = alt.Chart().encode(x=alt.X("epochs:Q", title="epochs"), color=color)
+    seeds = base.mark_line(strokeWidth=0.8, opacity=0.45).encode(
+        y=alt.Y(f"{measure}:Q", title=title, scale=y), detail="line:N",
+        tooltip=["regime:N", "seed:Q", "epochs:Q", alt.Tooltip(f"{measure}:Q", format=".3f")])
+    median = base.mark_line(strokeWidth=3, point=True).encode(
+        y=alt.Y(f"median({measure}):Q", scale=y),
+        tooltip=["regime:N", "epochs:Q",
+                 alt.Tooltip(f"median({measure}):Q", format=".3f", title=f"median {title}")])
+    return alt.layer(seeds, median, data=df).properties(width=220, height=160).facet(
+        column=alt.Column("optimizer_name:N", title=None,
+                          sort=list(OPTIMIZER_NAMES.values())))

@@ -53,23 +53,27 @@ ANCHOR = {"alignment_high": 0.8, "removal": 0.8, "spill": 0.02}  # SPEC §6 (rem
 LEVELS = ("none", "functional", "clear", "report-strength")
 
 DECISION_RULE = f"""\
-Every op scores at least {SCORE_MIN} in every run (control and falloff, both optimizers), and
-falloff meets SPEC §6's anchor criteria: alignment at the difference answers at least
-{ANCHOR['alignment_high']} at slices 3 and 4, removal at least {ANCHOR['removal']} (bounded
-definition) and spill at most {ANCHOR['spill']}. A seed's controls reach:
-- **functional spike**: projecting the plain-Adam control's top coordinate axis out at full dose
-  costs at least {FUNCTIONAL_COST} (mean drop over ops) and at least {FUNCTIONAL_RATIO:g} times the
-  median cost of its other axes; the same for the rotated twin's top rotated axis;
-- **report-strength basis**: a functional spike, a top-axis share at the last slice of at least
+Every op scores at least {SCORE_MIN} in every run ({{term}}`control <Control>` and falloff, both
+optimizers), and falloff meets the calibration's {{term}}`anchor <Anchor>` criteria ({{doc}}`/book/methods`):
+{{term}}`alignment <Alignment>` at the difference answers at least {ANCHOR['alignment_high']} at
+{{term}}`slices <Slice>` 3 and 4, {{term}}`removal <Removal>` at least {ANCHOR['removal']} (the
+bounded definition) and {{term}}`spill <Spill>` at most {ANCHOR['spill']}. A seed's controls reach:
+
+- a **functional {{term}}`spike <Spike>`**: projecting the plain-Adam control's top coordinate axis
+  out at full {{term}}`dose <Dose>` costs at least {FUNCTIONAL_COST} (mean drop over ops) and at
+  least {FUNCTIONAL_RATIO:g} times the median cost of its other axes; the same for the rotated
+  {{term}}`twin <Twin>`'s top rotated axis;
+- a **report-strength basis**: a functional spike, a top-axis share at the last slice of at least
   {REPORT_SHARE}, and a syntax embedding |cos| with some axis of at least {REPORT_COS} for at least
   {REPORT_TOKENS} of the 4 syntax tokens;
-- **clear basis**: a functional spike, a top-axis share of at least {CLEAR_SHARE} with top/second at
-  least {CLEAR_RATIO:g} and kurtosis along the axes at least {CLEAR_KURTOSIS:g}; the rotated twin's
-  coordinate axes at most {ROTATED_AXES_MAX} (top share) with kurtosis at most
-  {ROTATED_KURTOSIS_MAX}, and its rotated top share at least {ROTATED_SHARE} with top/second at
-  least {ROTATED_RATIO:g}.
-A regime and length reaches a level when both calibration seeds do. The cheapest (fewest
-training steps) report-strength regime is adopted if any, else the cheapest clear-basis one; a
+- a **clear basis**: a functional spike, a top-axis share of at least {CLEAR_SHARE} with
+  top/second at least {CLEAR_RATIO:g} and {{term}}`kurtosis <Kurtosis>` along the axes at least
+  {CLEAR_KURTOSIS:g}; the rotated twin's coordinate axes at most {ROTATED_AXES_MAX} (top share) with
+  kurtosis at most {ROTATED_KURTOSIS_MAX}, and its rotated top share at least {ROTATED_SHARE} with
+  top/second at least {ROTATED_RATIO:g}.
+
+A regime and length reaches a level when every calibration seed does. The cheapest (fewest
+training epochs) report-strength regime is adopted if any, else the cheapest clear-basis one; a
 large but inert spike is reported, not adopted."""
 
 
@@ -203,15 +207,17 @@ def seed_levels(premise_table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def regime_levels(levels: pd.DataFrame) -> pd.DataFrame:
-    """Per regime and epochs: the level every calibration seed reaches (the weakest seed's), and
-    whether every control scores at least SCORE_MIN."""
+def regime_levels(levels: pd.DataFrame, n_seeds: int | None = None) -> pd.DataFrame:
+    """Per regime and epochs: the level every calibration seed reaches (the weakest seed's; none
+    unless all ``n_seeds``, default every seed of SEEDS, were judged), and whether every control
+    scores at least SCORE_MIN."""
+    n_seeds = n_seeds or len(SEEDS)
     rank = {name: i for i, name in enumerate(LEVELS)}
     rows = []
     for (regime, epochs), g in levels.groupby(["regime", "epochs"]):
         weakest = min(g["level"], key=rank.__getitem__)
         rows.append({"regime": regime, "epochs": int(epochs), "seeds": len(g),
-                     "level": weakest if len(g) == len(SEEDS) else "none",
+                     "level": weakest if len(g) == n_seeds else "none",
                      "controls_score": bool(g["controls_score"].all())})
     return pd.DataFrame(rows)
 
@@ -242,7 +248,7 @@ def decide(regimes: pd.DataFrame, anchors: dict[tuple[str, int], bool] | None = 
     anchors = anchors or {}
     for level in ("report-strength", "clear"):
         cands = regimes[(regimes["level"] == level) & regimes["controls_score"]]
-        for _, c in cands.sort_values(["epochs", "regime"]).iterrows():
+        for _, c in cost_first(cands).iterrows():
             key = (c["regime"], int(c["epochs"]))
             if key not in anchors:
                 return {"decision": "pending", "regime": key[0], "epochs": key[1],
@@ -365,7 +371,7 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str
     tables = {"premise": pd.DataFrame([row for row, _ in out.values()]),
               "where": pd.concat([w for _, w in out.values()], ignore_index=True)}
     tables["levels"] = seed_levels(tables["premise"])
-    tables["regimes"] = regime_levels(tables["levels"])
+    tables["regimes"] = regime_levels(tables["levels"], len(seeds))
     anchors, met = [], {}
     while (d := decide(tables["regimes"], met))["decision"] == "pending":
         graph, falloff = scout_graph([d["regime"]], seeds, lengths, store, profile, "falloff")
@@ -382,3 +388,24 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str
         write_study(where_dir, tables, SCOUT, seeds, profile, runs, time.perf_counter() - t0,
                     source)
     return tables
+
+
+def decision_text(decision: pd.Series, regimes: pd.DataFrame) -> str:
+    """The decision in one or two sentences, from the tables."""
+    reached = regimes[regimes["level"] != "none"]
+    found = ("; ".join(f"{r['regime']} at {r['epochs']} epochs: {r['level']}"
+                       for _, r in cost_first(reached).iterrows())
+             if len(reached) else "no regime and length reached even a functional spike")
+    if decision["decision"] == "adopt":
+        head = (f"Adopted: **{decision['regime']}** at {int(decision['epochs'])} epochs "
+                f"({decision['level']} basis on every calibration seed, and its falloff runs meet "
+                "the anchor criteria).")
+    else:
+        head = ("No regime was adopted: none reached a clear or report-strength basis whose "
+                "falloff runs met the anchor criteria.")
+    return f"{head} Levels reached (the weakest calibration seed's): {found}."
+
+
+def cost_first(regimes: pd.DataFrame) -> pd.DataFrame:
+    """Cheapest first: fewest epochs (every regime trains the same contexts per epoch)."""
+    return regimes.sort_values(["epochs", "regime"], kind="stable")

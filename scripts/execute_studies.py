@@ -20,6 +20,7 @@ from pathlib import Path
 
 import papermill as pm
 
+from anchorkit import scout
 from anchorkit.studies import (DEFAULT_SEEDS, ESSAY, PAPER_SEEDS, STUDIES, essay_runs,
                                study_runs, written_for)
 
@@ -30,6 +31,9 @@ PAGES = ROOT / "book" / "studies"
 
 def computed(study: str) -> bool:
     """Whether ``reports/<study>/`` holds the study's paper-scale tables (its default seeds)."""
+    if study == scout.SCOUT:
+        return scout.written(ROOT / "reports" / scout.SCOUT, list(scout.SEEDS), "scout",
+                             scout.scout_runs(), scout.LENGTHS)
     if study == ESSAY:  # the essay measures every stored run
         return written_for(ROOT / "reports" / ESSAY, ESSAY, PAPER_SEEDS, "paper",
                            essay_runs(PAPER_SEEDS))
@@ -50,18 +54,24 @@ def title(study: str) -> str:
 
 
 def not_computed_page(study: str) -> str:
-    return (f"# {title(study)}\n\nThe paper-scale tables of this study are not in "
+    page = (f"# {title(study)}\n\nThe paper-scale tables of this study are not in "
             f"`reports/{study}/` yet, so this page has nothing to show. To compute them (training "
             "the runs that are not in the run store or in `published/`, then measuring; "
             "`BENCHMARKS.md` says how long that takes):\n\n```bash\n"
             f"python -m scripts.execute_studies --compute {study}\n```\n")
+    if study == scout.SCOUT:  # the rule is fixed before the runs: say it now
+        page += (f"\nThe decision rule it will apply, fixed before any scout run (regimes: "
+                 f"{', '.join(scout.REGIMES)}; lengths: {', '.join(map(str, scout.LENGTHS))} "
+                 f"epochs; calibration seeds {' and '.join(map(str, scout.SEEDS))}):\n\n"
+                 f"{scout.DECISION_RULE}\n")
+    return page
 
 
 def main(argv=None) -> None:
     args = list(argv if argv is not None else sys.argv[1:])
     compute = "--compute" in args
     args = [a for a in args if a != "--compute"]
-    names = list(STUDIES) + [ESSAY] + list(PAGES_ONLY)
+    names = list(STUDIES) + [ESSAY, scout.SCOUT] + list(PAGES_ONLY)
     if compute and not args:
         raise SystemExit("--compute: name the studies to compute (it retrains what is not stored)")
     studies = args or names

@@ -72,3 +72,20 @@ def test_essay_notebook_measures_every_head_of_every_stored_run(tmp_path):
     per_run = heads.groupby(["run", "stage"]).size()
     assert set(heads["run"]) == {c.name for c in runs}
     assert (per_run == 16).all() and len(per_run) == 4  # 4 blocks x 4 heads, initial and final
+
+
+def test_scout_notebook_runs_at_quick_profile(tmp_path):
+    notebook = ROOT / "notebooks" / "optimizer-scout.ipynb"
+    reports = tmp_path / "reports"
+    cmd = [sys.executable, "-m", "papermill", str(notebook), str(tmp_path / "out.ipynb"),
+           "-y", "seeds: [3]", "-y", "regimes: [weak-basis]", "-y", "lengths: [2, 3]",
+           "-p", "profile", "quick", "-p", "reports_dir", str(reports),
+           "-p", "store_dir", str(tmp_path / "store"), "--cwd", str(notebook.parent),
+           "--no-progress-bar"]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    premise = pd.read_parquet(reports / "optimizer-scout" / "premise.parquet")
+    assert sorted(premise["epochs"].unique()) == [2, 3] and set(premise["seed"]) == {3}
+    assert set(premise["optimizer"]) == {"adam", "rotated"}
+    out = json.loads((tmp_path / "out.ipynb").read_text())
+    text = json.dumps(out)
+    assert "functional spike" in text and "Levels reached" in text
