@@ -166,7 +166,8 @@ def training_graph(runs: list[RunConfig], store, size: int = ENSEMBLE_RUNS,
     """Train the unfinished runs only (keeping their weights at the epochs ``snapshots``)."""
     g = Graph()
     for i, group in enumerate(ensembles(runs, store, size)):
-        g.trains[g.add(f"train-{i}", train_task, group, store, device, tuple(snapshots))] = len(group)
+        key = g.add(f"train-{i}", train_task, group, store, device, tuple(snapshots))
+        g.trains[key] = len(group)
     return g
 
 
