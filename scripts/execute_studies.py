@@ -53,9 +53,21 @@ def title(study: str) -> str:
     return study
 
 
+def intro(study: str) -> str:
+    """The text under the notebook's title (what the study is for), else nothing."""
+    import json
+
+    for cell in json.loads((ROOT / "notebooks" / f"{study}.ipynb").read_text())["cells"]:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and text.startswith("# "):
+            rest = text.split("\n", 1)[1].strip() if "\n" in text else ""
+            return rest + "\n\n" if rest else ""
+    return ""
+
+
 def not_computed_page(study: str) -> str:
-    page = (f"# {title(study)}\n\nThe paper-scale tables of this study are not in "
-            f"`reports/{study}/` yet, so this page has nothing to show. To compute them (training "
+    page = (f"# {title(study)}\n\n{intro(study)}The paper-scale tables of this study are not in "
+            f"`reports/{study}/` yet, so this page has no results to show. To compute them (training "
             "the runs that are not in the run store or in `published/`, then measuring; "
             "`BENCHMARKS.md` says how long that takes):\n\n```bash\n"
             f"python -m scripts.execute_studies --compute {study}\n```\n")
