@@ -24,7 +24,7 @@ def tables_equal(a: dict, b: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def in_process(tmp_path_factory):
+def reference_tables(tmp_path_factory):
     where = tmp_path_factory.mktemp("in-process")
     run_study(STUDY, SEEDS, reports_dir=where / "reports", store=RunStore(where / "store"),
               scheduler=executor.IN_PROCESS, **KW)
@@ -32,15 +32,15 @@ def in_process(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_two_workers_write_the_tables_of_the_in_process_run_bitwise(in_process, tmp_path):
+def test_two_workers_write_the_tables_of_the_in_process_run_bitwise(reference_tables, tmp_path):
     with executor.local_cluster(2) as cluster:
         run_study(STUDY, SEEDS, reports_dir=tmp_path / "reports",
                   store=RunStore(tmp_path / "store"), scheduler=cluster.scheduler_address, **KW)
-    tables_equal(read_tables(tmp_path / "reports" / STUDY), in_process)
+    tables_equal(read_tables(tmp_path / "reports" / STUDY), reference_tables)
 
 
 @pytest.mark.slow
-def test_a_worker_killed_midway_leaves_the_same_tables(in_process, tmp_path):
+def test_a_worker_killed_midway_leaves_the_same_tables(reference_tables, tmp_path):
     from distributed import Client
 
     with executor.local_cluster(2) as cluster, Client(cluster) as client:
@@ -62,7 +62,7 @@ def test_a_worker_killed_midway_leaves_the_same_tables(in_process, tmp_path):
         study.join(timeout=600)
         assert killed is not None, "no worker was caught sweeping"
         assert not study.is_alive()
-    tables_equal(read_tables(tmp_path / "reports" / STUDY), in_process)
+    tables_equal(read_tables(tmp_path / "reports" / STUDY), reference_tables)
 
 
 def test_the_graph_trains_only_unfinished_runs_in_ensembles_of_one_optimizer(tmp_path):
@@ -88,21 +88,29 @@ def test_the_graph_of_a_finished_and_answered_study_only_measures(tmp_path):
 def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):
     import torch
 
-    from anchorkit.predictions import predict, sweep_answers
+    from anchorkit.measure import edited_predictions
+    from anchorkit.predictions import sweep_answers, sweep_directions
     from anchorkit.studies import run_config
-    from anchorkit.train import initial_state
+    from anchorkit.task import probe_set
+    from anchorkit.train import initial_state, load_model
 
     cfg = run_config(3, "control", "adam", "quick", epochs=1)
     state = initial_state(cfg)
-    whole = predict(cfg, state, "sweep")["sweep"]
-    parts = [sweep_answers(cfg, state, a, a + 50) for a in range(0, whole.shape[0], 50)]
+    whole = sweep_answers(cfg, state, 50, 90)  # axes, then rotated axes from index 63
+    parts = [sweep_answers(cfg, state, a, b) for a, b in ((50, 63), (63, 64), (64, 90))]
     assert torch.equal(torch.cat(parts), whole)
+    model, batch = load_model([cfg], [state]), probe_set(cfg.task).clean
+    alone = edited_predictions(model, batch, sweep_directions(cfg)[2][50:90], 1.0, chunk=1)[0]
+    assert torch.equal(alone.to(torch.uint8), whole)  # all contexts at once, no slicing
 
 
 def test_an_unknown_scheduler_address_fails_with_its_address():
+    import dask
+
     from anchorkit.executor import Graph, execute
 
     g = Graph()
     g.add("x", int, "1")
-    with pytest.raises(OSError, match="127.0.0.1:9"):
-        execute(g, scheduler="tcp://127.0.0.1:9", progress=False)
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        with pytest.raises(OSError, match="127.0.0.1:9"):
+            execute(g, scheduler="tcp://127.0.0.1:9", progress=False)
