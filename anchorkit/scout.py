@@ -409,3 +409,65 @@ def decision_text(decision: pd.Series, regimes: pd.DataFrame) -> str:
 def cost_first(regimes: pd.DataFrame) -> pd.DataFrame:
     """Cheapest first: fewest epochs (every regime trains the same contexts per epoch)."""
     return regimes.sort_values(["epochs", "regime"], kind="stable")
+
+
+# ---------------------------------------------------------------------- what the scout found
+def _cells(premise: pd.DataFrame, optimizer: str, column: str) -> pd.DataFrame:
+    """Per regime and length: ``column`` of the controls under ``optimizer``, its weakest seed's
+    value (the minimum) and every seed's, seed order."""
+    df = premise[premise.optimizer == optimizer].sort_values("seed")
+    return (df.groupby(["regime", "epochs"])[column]
+            .agg(weakest="min", seeds=lambda v: " / ".join(f"{x:.2f}" for x in v))
+            .reset_index())
+
+
+def _best(premise: pd.DataFrame, optimizer: str, column: str) -> pd.Series:
+    """The regime and length whose weakest seed has the largest ``column`` (cheapest on ties)."""
+    cells = cost_first(_cells(premise, optimizer, column))
+    return cells.loc[cells["weakest"].idxmax()]
+
+
+def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> dict[str, str]:
+    """What the scout's controls show about each part of the report's premise, as sentences
+    computed from its ``premise`` table: ``size`` (the plain-Adam top-axis share), ``reversal``
+    (the rotated twin flat along the axes with a spike along its own), ``function`` (the cost of
+    projecting the top direction out) and ``growth`` (the top-axis share from the shortest to the
+    longest length, per regime). A regime and length counts by its weakest calibration seed;
+    values are listed per seed in seed order."""
+    seeds = " / ".join(str(s) for s in sorted(premise["seed"].unique()))
+    short, long = int(premise["epochs"].min()), int(premise["epochs"].max())
+    size = _best(premise, "adam", "top_share_axes")
+    share = _cells(premise, "adam", "top_share_axes").set_index(["regime", "epochs"])
+    ref = (f", against {share.loc[(reference, short), 'seeds']} in the {reference} regime at "
+           f"{short} epochs" if (reference, short) in share.index else "")
+    found = {"size": (
+        f"The largest top-axis share of a plain-Adam control at the last slice, on every "
+        f"calibration seed, was {size['seeds']} (seeds {seeds}) in the {size['regime']} regime at "
+        f"{int(size['epochs'])} epochs{ref}; an even spread gives 1/64 ≈ 0.016")}
+    rot = premise[premise.optimizer == "rotated"]
+    flat = rot.groupby(["regime", "epochs"]).apply(
+        lambda g: bool((g["top_share_axes"] <= ROTATED_AXES_MAX).all()
+                       and (g["top_share_rotated"] >= ROTATED_SHARE).all()
+                       and (g["top_ratio_rotated"] >= ROTATED_RATIO).all()), include_groups=False)
+    reversed_in = [f"{r} at {int(e)}" for r, e in cost_first(
+        flat[flat].reset_index()[["regime", "epochs"]]).itertuples(index=False)]
+    top_rot = _best(premise, "rotated", "top_share_rotated")
+    found["reversal"] = (
+        f"Rotated Adam's controls kept the coordinate axes flat (top share at most "
+        f"{ROTATED_AXES_MAX}) while one of their own rotated axes held at least {ROTATED_SHARE} "
+        f"with {ROTATED_RATIO:g} times the next, on every seed, in "
+        + (", ".join(reversed_in) if reversed_in else "no regime and length")
+        + f"; their largest rotated share was {top_rot['seeds']} ({top_rot['regime']} at "
+        f"{int(top_rot['epochs'])} epochs)")
+    cost_p, cost_r = _best(premise, "adam", "top_cost"), _best(premise, "rotated", "top_cost")
+    found["function"] = (
+        f"Projecting the top direction out at full dose cost a plain-Adam control at most "
+        f"{cost_p['seeds']} on every seed ({cost_p['regime']} at {int(cost_p['epochs'])} epochs) "
+        f"and a rotated control at most {cost_r['seeds']} ({cost_r['regime']} at "
+        f"{int(cost_r['epochs'])} epochs), against {FUNCTIONAL_COST} for a functional spike")
+    grew = [f"{r} {share.loc[(r, short), 'seeds']} → {share.loc[(r, long), 'seeds']}"
+            for r in dict.fromkeys(premise["regime"])
+            if (r, short) in share.index and (r, long) in share.index]
+    found["growth"] = (f"From {short} to {long} epochs the plain-Adam top-axis share went "
+                       + "; ".join(grew))
+    return found

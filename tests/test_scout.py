@@ -165,3 +165,22 @@ def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
     where = tables["where"]
     one = where[(where.run == row["run"]) & (where.epochs == 2) & (where.regime == row["regime"])]
     assert len(one[one["where"] == "slice"]) == 5 and (one["share"].between(0, 1)).all()
+
+
+def test_premise_findings_judge_each_cell_by_its_weakest_seed():
+    rows = [*both(1, plain={"top_share_axes": 0.40, "top_cost": 0.01}, regime="a", epochs=400),
+            *both(2, plain={"top_share_axes": 0.10, "top_cost": 0.01}, regime="a", epochs=400),
+            *both(1, plain={"top_share_axes": 0.25, "top_cost": 0.30}, regime="b", epochs=400),
+            *both(2, plain={"top_share_axes": 0.22, "top_cost": 0.02}, regime="b", epochs=400),
+            *both(1, plain={"top_share_axes": 0.30}, regime="a", epochs=800,
+                  rotated={"top_share_axes": 0.20}),
+            *both(2, plain={"top_share_axes": 0.30}, regime="a", epochs=800)]
+    found = scout.premise_findings(table(*rows), reference="a")
+    # a at 400 has the largest single share (0.40) but its weakest seed is 0.10; b is 0.22
+    assert "0.30 / 0.30 (seeds 1 / 2) in the a regime at 800 epochs" in found["size"]
+    assert "against 0.40 / 0.10 in the a regime at 400 epochs" in found["size"]
+    # a at 800 has a rotated twin with a large coordinate axis on seed 1: not reversed there
+    assert found["reversal"].split("; ")[0].endswith("in a at 400, b at 400")
+    # b's spike is costly on one seed only: the weakest seed decides
+    assert "plain-Adam control at most 0.50 / 0.50 on every seed (a at 800 epochs)" in found["function"]
+    assert found["growth"].endswith("a 0.40 / 0.10 → 0.30 / 0.30")
