@@ -178,6 +178,9 @@ def trajectory_label(column: str) -> str:
     return column.replace("_", " ")
 
 
+VERDICT_SCALE = alt.Scale(domain=["kept", "lost"], range=["#1b9e77", "#d95f02"])  # kept/lost rule
+
+
 def removal_by_seed(results: pd.DataFrame, threshold: float = 0.5):
     """The loss-rate screen: net and raw removal at full dose of every seed, kept and lost runs in
     two colours, a dashed rule at the kept/lost threshold."""
@@ -188,9 +191,7 @@ def removal_by_seed(results: pd.DataFrame, threshold: float = 0.5):
     dots = alt.Chart().mark_circle(size=40, opacity=0.8).encode(
         x=alt.X("removal:Q", title="removal at full dose"),
         y=alt.Y("jitter:Q", axis=None), yOffset=alt.value(0),
-        color=alt.Color("verdict:N", scale=alt.Scale(domain=["kept", "lost"],
-                                                      range=["#1b9e77", "#d95f02"]),
-                        title="net-removal rule", legend=alt.Legend(orient="bottom")),
+        color=alt.Color("verdict:N", scale=VERDICT_SCALE, title="net-removal rule", legend=alt.Legend(orient="bottom")),
         tooltip=["run:N", "seed:Q", alt.Tooltip("removal:Q", format=".3f"), "verdict:N"],
     ).transform_calculate(jitter="(datum.seed * 0.618034) % 1")  # by seed: the same at each load
     rule = alt.Chart().mark_rule(strokeDash=[5, 4], color="black").encode(x=alt.datum(threshold))
@@ -199,14 +200,17 @@ def removal_by_seed(results: pd.DataFrame, threshold: float = 0.5):
             labelExpr="datum.value == 'net_removal' ? 'net removal' : 'raw removal'")))
 
 
-def scatter(df: pd.DataFrame, x: str, y: str, x_title: str, y_title: str, color: str | None = None):
-    """One dot per run: ``y`` against ``x``, with run, seed and both values on hover."""
+def scatter(df: pd.DataFrame, x: str, y: str, x_title: str, y_title: str, color: str | None = None,
+            scale: alt.Scale | None = None):
+    """One dot per run: ``y`` against ``x``, with run, seed and both values on hover; ``color``
+    names a column to colour by (``scale``: its colours, e.g. VERDICT_SCALE)."""
     _require(df, ["run", "seed", x, y], "scatter")
     enc = dict(x=alt.X(f"{x}:Q", title=x_title), y=alt.Y(f"{y}:Q", title=y_title),
                tooltip=["run:N", "seed:Q", alt.Tooltip(f"{x}:Q", format=".3f"),
                         alt.Tooltip(f"{y}:Q", format=".3f")])
     if color is not None:
-        enc["color"] = alt.Color(f"{color}:N", legend=alt.Legend(orient="bottom"))
+        enc["color"] = alt.Color(f"{color}:N", legend=alt.Legend(orient="bottom"),
+                                 **({"scale": scale} if scale is not None else {}))
     return alt.Chart(df).mark_circle(size=45, opacity=0.8).encode(**enc).properties(
         width=320, height=220)
 
