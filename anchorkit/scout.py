@@ -471,3 +471,45 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
     found["growth"] = (f"From {short} to {long} epochs the plain-Adam top-axis share went "
                        + "; ".join(grew))
     return found
+
+
+def syntax_kth(premise: pd.DataFrame, basis: str = "axes", k: int = REPORT_TOKENS) -> pd.Series:
+    """Per control, the k-th largest of the syntax tokens' largest |cos| with a basis vector:
+    report strength needs it at least REPORT_COS for k = REPORT_TOKENS."""
+    import numpy as np
+
+    cos = premise[[f"syntax_cos_{s}_{basis}" for s in SYNTAX]].to_numpy()
+    return pd.Series(np.sort(cos, axis=1)[:, -k], index=premise.index)
+
+
+def premise_by_seed(premise: pd.DataFrame) -> pd.DataFrame:
+    """One row per regime, length and seed: the plain-Adam control and its rotated twin side by
+    side, in the decision rule's terms, cheapest first."""
+    keys = ["regime", "epochs", "seed"]
+    p = premise[premise.optimizer == "adam"].assign(syntax_kth=lambda d: syntax_kth(d))
+    r = premise[premise.optimizer == "rotated"]
+
+    def side(df, columns, suffix):
+        return df[keys + columns].rename(columns={c: f"{c}_{suffix}" for c in columns})
+
+    plain = side(p, ["top_share_axes", "top_ratio_axes", "kurtosis_axes", "syntax_kth",
+                     "top_cost", "median_other_cost", "min_score"], "plain")
+    twin = side(r, ["top_share_axes", "kurtosis_axes", "top_share_rotated", "top_ratio_rotated",
+                    "top_cost", "median_other_cost", "min_score"], "rotated")
+    out = plain.merge(twin, on=keys)
+    return cost_first(out).sort_values(["epochs", "regime", "seed"], kind="stable")
+
+
+def where_summary(where: pd.DataFrame) -> pd.DataFrame:
+    """Where each control's top direction holds its energy, per regime, length, optimizer and
+    seed: the slice where its share peaks (and that share), its share at the last slice, and the
+    position at the last slice where its share is largest (and that share)."""
+    rows = []
+    for key, g in where.groupby(["regime", "epochs", "optimizer", "seed"]):
+        sl, pos = g[g["where"] == "slice"], g[g["where"] == "position"]
+        peak, at = sl.loc[sl["share"].idxmax()], pos.loc[pos["share"].idxmax()]
+        rows.append(dict(zip(["regime", "epochs", "optimizer", "seed"], key),
+                         peak_slice=int(peak["slice"]), peak_share=float(peak["share"]),
+                         last_slice_share=float(sl.loc[sl["slice"].idxmax(), "share"]),
+                         top_position=int(at["position"]), top_position_share=float(at["share"])))
+    return pd.DataFrame(rows)

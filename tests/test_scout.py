@@ -184,3 +184,31 @@ def test_premise_findings_judge_each_cell_by_its_weakest_seed():
     # b's spike is costly on one seed only: the weakest seed decides
     assert "plain-Adam control at most 0.50 / 0.50 on every seed (a at 800 epochs)" in found["function"]
     assert found["growth"].endswith("a 0.40 / 0.10 → 0.30 / 0.30")
+
+
+def test_syntax_kth_is_the_kth_largest_token_cosine():
+    row = {f"syntax_cos_{s}_axes": v for s, v in zip(scout.SYNTAX, (0.9, 0.2, 0.85, 0.5))}
+    assert scout.syntax_kth(table(row), k=3).tolist() == [0.5]
+    assert scout.syntax_kth(table(row), k=1).tolist() == [0.9]
+
+
+def test_where_summary_finds_the_peak_slice_and_position():
+    rows = [{"where": "slice", "slice": s, "position": -1, "share": v}
+            for s, v in enumerate((0.01, 0.4, 0.2))]
+    rows += [{"where": "position", "slice": 2, "position": t, "share": v}
+             for t, v in enumerate((0.6, 0.1, 0.05))]
+    where = table(*rows).assign(regime="r", epochs=400, optimizer="adam", seed=1)
+    got = scout.where_summary(where).iloc[0]
+    assert (got["peak_slice"], got["peak_share"], got["last_slice_share"]) == (1, 0.4, 0.2)
+    assert (got["top_position"], got["top_position_share"]) == (0, 0.6)
+
+
+def test_premise_by_seed_puts_each_control_beside_its_rotated_twin():
+    cos = {f"syntax_cos_{s}_axes": 0.5 for s in scout.SYNTAX}
+    rows = [*both(2, plain={"top_cost": 0.4}, rotated={"top_cost": 0.1}, **cos),
+            *both(1, plain={"top_cost": 0.3}, rotated={"top_cost": 0.2}, **cos)]
+    got = scout.premise_by_seed(table(*rows))
+    assert got["seed"].tolist() == [1, 2]
+    assert got["top_cost_plain"].tolist() == [0.3, 0.4]
+    assert got["top_cost_rotated"].tolist() == [0.2, 0.1]
+    assert got["top_share_axes_rotated"].tolist() == [0.05, 0.05]
