@@ -387,6 +387,13 @@ def machine() -> str:
     return platform.processor() or platform.machine()
 
 
+def run_names(runs: list[RunConfig]) -> dict[str, str]:
+    """Name → hash of every run; a name that several runs share (the same seed, recipe and
+    optimizer in two regimes) is qualified by the run's hash, so that no run is left out."""
+    names = [c.name for c in runs]
+    return {(f"{c.name} {c.hash}" if names.count(c.name) > 1 else c.name): c.hash for c in runs}
+
+
 def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seconds: float,
                source: dict | None = None) -> dict:
     """What produced a study's tables: commit, date, profile, seeds, epochs, hashes, versions."""
@@ -407,7 +414,7 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
         "profile": profile,
         "seeds": list(seeds),
         "epochs": runs[0].epochs,
-        "runs": {c.name: c.hash for c in runs},
+        "runs": run_names(runs),
         "python": platform.python_version(),
         "machine": machine(),
         "versions": versions,

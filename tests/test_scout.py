@@ -182,7 +182,9 @@ def test_premise_findings_judge_each_cell_by_its_weakest_seed():
     # a at 800 has a rotated twin with a large coordinate axis on seed 1: not reversed there
     assert found["reversal"].split("; ")[0].endswith("in a at 400, b at 400")
     # b's spike is costly on one seed only: the weakest seed decides
-    assert "plain-Adam control at most 0.50 / 0.50 on every seed (a at 800 epochs)" in found["function"]
+    assert "cost a plain-Adam control 0.50 / 0.50 (a at 800 epochs)" in found["function"]
+    assert found["function"].endswith("functional on every seed in a at 800; the rotated twin's in "
+                                      "a at 400, b at 400, a at 800")
     assert found["growth"].endswith("a 0.40 / 0.10 → 0.30 / 0.30")
 
 
@@ -212,3 +214,12 @@ def test_premise_by_seed_puts_each_control_beside_its_rotated_twin():
     assert got["top_cost_plain"].tolist() == [0.3, 0.4]
     assert got["top_cost_rotated"].tolist() == [0.2, 0.1]
     assert got["top_share_axes_rotated"].tolist() == [0.05, 0.05]
+
+
+def test_provenance_names_every_run_of_every_regime():
+    from anchorkit.studies import run_names
+
+    runs = scout.scout_runs()
+    names = run_names(runs)
+    assert len(names) == len(runs) == len(scout.REGIMES) * len(scout.SEEDS) * 2
+    assert set(names.values()) == {c.hash for c in runs}
