@@ -191,7 +191,8 @@ def removal_by_seed(results: pd.DataFrame, threshold: float = 0.5):
     dots = alt.Chart().mark_circle(size=40, opacity=0.8).encode(
         x=alt.X("removal:Q", title="removal at full dose"),
         y=alt.Y("jitter:Q", axis=None), yOffset=alt.value(0),
-        color=alt.Color("verdict:N", scale=VERDICT_SCALE, title="net-removal rule", legend=alt.Legend(orient="bottom")),
+        color=alt.Color("verdict:N", scale=VERDICT_SCALE, title="net-removal rule",
+                        legend=alt.Legend(orient="bottom")),
         tooltip=["run:N", "seed:Q", alt.Tooltip("removal:Q", format=".3f"), "verdict:N"],
     ).transform_calculate(jitter="(datum.seed * 0.618034) % 1")  # by seed: the same at each load
     rule = alt.Chart().mark_rule(strokeDash=[5, 4], color="black").encode(x=alt.datum(threshold))

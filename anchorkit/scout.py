@@ -509,7 +509,7 @@ def premise_by_seed(premise: pd.DataFrame) -> pd.DataFrame:
     twin = side(r, ["top_share_axes", "kurtosis_axes", "top_share_rotated", "top_ratio_rotated",
                     "top_cost", "median_other_cost", "min_score"], "rotated")
     out = plain.merge(twin, on=keys)
-    return cost_first(out).sort_values(["epochs", "regime", "seed"], kind="stable")
+    return out.sort_values(["epochs", "regime", "seed"], kind="stable")
 
 
 def where_summary(where: pd.DataFrame) -> pd.DataFrame:
