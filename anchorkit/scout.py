@@ -135,7 +135,7 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128) -> tuple[dict, pd.
             row[f"syntax_cos_{sym}_{name}"] = float(cos[sym][0])
         row[f"syntax_tokens_over_{REPORT_COS}_{name}"] = int(sum(
             float(cos[sym][0]) >= REPORT_COS for sym in SYNTAX))
-        index, has = spike(energy_shares(states, basis, at_syntax)[0])
+        _, has = spike(energy_shares(states, basis, at_syntax)[0])
         row[f"has_syntax_spike_{name}"] = bool(has)
     # costs along the run's own basis (the axes under plain Adam, its rotated axes under rotated)
     own = "axes" if cfg.optimizer == "adam" else "rotated"
