@@ -202,7 +202,7 @@ def removal_by_seed(results: pd.DataFrame, threshold: float = 0.5):
 
 
 def scatter(df: pd.DataFrame, x: str, y: str, x_title: str, y_title: str, color: str | None = None,
-            scale: alt.Scale | None = None):
+            scale: alt.Scale = alt.Undefined):
     """One dot per run: ``y`` against ``x``, with run, seed and both values on hover; ``color``
     names a column to colour by (``scale``: its colours, e.g. VERDICT_SCALE)."""
     _require(df, ["run", "seed", x, y], "scatter")
@@ -210,8 +210,7 @@ def scatter(df: pd.DataFrame, x: str, y: str, x_title: str, y_title: str, color:
                tooltip=["run:N", "seed:Q", alt.Tooltip(f"{x}:Q", format=".3f"),
                         alt.Tooltip(f"{y}:Q", format=".3f")])
     if color is not None:
-        enc["color"] = alt.Color(f"{color}:N", legend=alt.Legend(orient="bottom"),
-                                 **({"scale": scale} if scale is not None else {}))
+        enc["color"] = alt.Color(f"{color}:N", scale=scale, legend=alt.Legend(orient="bottom"))
     return alt.Chart(df).mark_circle(size=45, opacity=0.8).encode(**enc).properties(
         width=320, height=220)
 

@@ -174,6 +174,22 @@ def _where(model, batch, direction: torch.Tensor) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------- judging
+def functional(x):
+    """DECISION_RULE's functional spike, for one control's premise row (or, element-wise, for a
+    premise table): its top direction's cost is at least FUNCTIONAL_COST and FUNCTIONAL_RATIO
+    times the median cost of the other directions of its basis."""
+    return ((x["top_cost"] >= FUNCTIONAL_COST)
+            & (x["top_cost"] >= FUNCTIONAL_RATIO * x["median_other_cost"]))
+
+
+def reversed_basis(r):
+    """DECISION_RULE's rotated twin of a clear basis, for a rotated control's row (or table): flat
+    along the coordinate axes, with a spike that stands out along its own rotated axes."""
+    return ((r["top_share_axes"] <= ROTATED_AXES_MAX) & (r["kurtosis_axes"] <= ROTATED_KURTOSIS_MAX)
+            & (r["top_share_rotated"] >= ROTATED_SHARE)
+            & (r["top_ratio_rotated"] >= ROTATED_RATIO))
+
+
 def seed_levels(premise_table: pd.DataFrame) -> pd.DataFrame:
     """Per regime, epochs and seed: which levels of DECISION_RULE its two controls reach (the
     basis criteria; the scores and anchor criteria are judged in ``decide``)."""
@@ -184,20 +200,12 @@ def seed_levels(premise_table: pd.DataFrame) -> pd.DataFrame:
             continue
         p, r = by["adam"], by["rotated"]
 
-        def functional(x):
-            return (x["top_cost"] >= FUNCTIONAL_COST
-                    and x["top_cost"] >= FUNCTIONAL_RATIO * x["median_other_cost"])
-
         func = bool(functional(p) and functional(r))
         report = bool(func and p["top_share_axes"] >= REPORT_SHARE
                       and p[f"syntax_tokens_over_{REPORT_COS}_axes"] >= REPORT_TOKENS)
         clear = bool(func and p["top_share_axes"] >= CLEAR_SHARE
                      and p["top_ratio_axes"] >= CLEAR_RATIO
-                     and p["kurtosis_axes"] >= CLEAR_KURTOSIS
-                     and r["top_share_axes"] <= ROTATED_AXES_MAX
-                     and r["kurtosis_axes"] <= ROTATED_KURTOSIS_MAX
-                     and r["top_share_rotated"] >= ROTATED_SHARE
-                     and r["top_ratio_rotated"] >= ROTATED_RATIO)
+                     and p["kurtosis_axes"] >= CLEAR_KURTOSIS and reversed_basis(r))
         scores = bool(min(p["min_score"], r["min_score"]) >= SCORE_MIN)
         level = "report-strength" if report else "clear" if clear else (
             "functional" if func else "none")
@@ -444,31 +452,22 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
         f"The largest top-axis share of a plain-Adam control at the last slice, on every "
         f"calibration seed, was {size['seeds']} (seeds {seeds}) in the {size['regime']} regime at "
         f"{int(size['epochs'])} epochs{ref}; an even spread gives 1/64 ≈ 0.016")}
-    rot = premise[premise.optimizer == "rotated"]
-    flat = rot.groupby(["regime", "epochs"]).apply(
-        lambda g: bool((g["top_share_axes"] <= ROTATED_AXES_MAX).all()
-                       and (g["top_share_rotated"] >= ROTATED_SHARE).all()
-                       and (g["top_ratio_rotated"] >= ROTATED_RATIO).all()), include_groups=False)
-    reversed_in = [f"{r} at {int(e)}" for r, e in cost_first(
-        flat[flat].reset_index()[["regime", "epochs"]]).itertuples(index=False)]
-    top_rot = _best(premise, "rotated", "top_share_rotated")
-    found["reversal"] = (
-        f"Rotated Adam's controls kept the coordinate axes flat (top share at most "
-        f"{ROTATED_AXES_MAX}) while one of their own rotated axes held at least {ROTATED_SHARE} "
-        f"with {ROTATED_RATIO:g} times the next, on every seed, in "
-        + (", ".join(reversed_in) if reversed_in else "no regime and length")
-        + f"; their largest rotated share was {top_rot['seeds']} ({top_rot['regime']} at "
-        f"{int(top_rot['epochs'])} epochs)")
-    cost_p, cost_r = _best(premise, "adam", "top_cost"), _best(premise, "rotated", "top_cost")
 
-    def functional_in(optimizer):
+    def on_every_seed(optimizer, criterion) -> str:
         df = premise[premise.optimizer == optimizer]
-        ok = df.assign(ok=(df["top_cost"] >= FUNCTIONAL_COST)
-                       & (df["top_cost"] >= FUNCTIONAL_RATIO * df["median_other_cost"]))
-        every = ok.groupby(["regime", "epochs"])["ok"].all()
+        every = df.assign(ok=criterion(df)).groupby(["regime", "epochs"])["ok"].all()
         cells = [f"{r} at {int(e)}" for r, e in cost_first(
             every[every].reset_index()[["regime", "epochs"]]).itertuples(index=False)]
         return ", ".join(cells) if cells else "no regime and length"
+
+    top_rot = _best(premise, "rotated", "top_share_rotated")
+    found["reversal"] = (
+        f"Rotated Adam's controls kept the coordinate axes flat (top share at most "
+        f"{ROTATED_AXES_MAX}, kurtosis at most {ROTATED_KURTOSIS_MAX}) while one of their own "
+        f"rotated axes held at least {ROTATED_SHARE} with {ROTATED_RATIO:g} times the next, on "
+        f"every seed, in {on_every_seed('rotated', reversed_basis)}; their largest rotated share "
+        f"was {top_rot['seeds']} ({top_rot['regime']} at {int(top_rot['epochs'])} epochs)")
+    cost_p, cost_r = _best(premise, "adam", "top_cost"), _best(premise, "rotated", "top_cost")
 
     found["function"] = (
         f"The costliest top direction, projected out at full dose and counted by its weakest "
@@ -476,7 +475,8 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
         f"{int(cost_p['epochs'])} epochs) and a rotated control {cost_r['seeds']} "
         f"({cost_r['regime']} at {int(cost_r['epochs'])} epochs), against {FUNCTIONAL_COST} "
         f"for a functional spike. The plain-Adam spike was functional on every seed in "
-        f"{functional_in('adam')}; the rotated twin's in {functional_in('rotated')}")
+        f"{on_every_seed('adam', functional)}; the rotated twin's in "
+        f"{on_every_seed('rotated', functional)}")
     grew = [f"{r} {share.loc[(r, short), 'seeds']} → {share.loc[(r, long), 'seeds']}"
             for r in dict.fromkeys(premise["regime"])
             if (r, short) in share.index and (r, long) in share.index]

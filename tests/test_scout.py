@@ -223,3 +223,12 @@ def test_provenance_names_every_run_of_every_regime():
     names = run_names(runs)
     assert len(names) == len(runs) == len(scout.REGIMES) * len(scout.SEEDS) * 2
     assert set(names.values()) == {c.hash for c in runs}
+
+
+def test_findings_and_levels_share_one_reversal_test_with_the_kurtosis_bound():
+    # a rotated twin with a small top axis but a heavy-tailed spread along the axes is not flat
+    rows = [*both(1, rotated={"kurtosis_axes": 4.0}), *both(2)]
+    found = scout.premise_findings(table(*rows))
+    assert "on every seed, in no regime and length" in found["reversal"]
+    assert scout.seed_levels(table(*rows)).set_index("seed")["clear"].to_dict() == {1: False,
+                                                                                   2: True}
