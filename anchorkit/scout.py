@@ -514,8 +514,10 @@ def premise_by_seed(premise: pd.DataFrame) -> pd.DataFrame:
 
 def where_summary(where: pd.DataFrame) -> pd.DataFrame:
     """Where each control's top direction holds its energy, per regime, length, optimizer and
-    seed: the slice where its share peaks (and that share), its share at the last slice, and the
-    position at the last slice where its share is largest (and that share)."""
+    seed: the slice where its share peaks (and that share), its share at the last slice, the
+    position at the last slice where its share is largest (and that share) and the median share
+    over positions, against which that largest reads: near it, the position is an argmax of a
+    flat profile, not a place the direction sits."""
     rows = []
     for key, g in where.groupby(["regime", "epochs", "optimizer", "seed"]):
         sl, pos = g[g["where"] == "slice"], g[g["where"] == "position"]
@@ -523,5 +525,6 @@ def where_summary(where: pd.DataFrame) -> pd.DataFrame:
         rows.append(dict(zip(["regime", "epochs", "optimizer", "seed"], key),
                          peak_slice=int(peak["slice"]), peak_share=float(peak["share"]),
                          last_slice_share=float(sl.loc[sl["slice"].idxmax(), "share"]),
-                         top_position=int(at["position"]), top_position_share=float(at["share"])))
+                         top_position=int(at["position"]), top_position_share=float(at["share"]),
+                         median_position_share=float(pos["share"].median())))
     return pd.DataFrame(rows)

@@ -203,6 +203,7 @@ def test_where_summary_finds_the_peak_slice_and_position():
     got = scout.where_summary(where).iloc[0]
     assert (got["peak_slice"], got["peak_share"], got["last_slice_share"]) == (1, 0.4, 0.2)
     assert (got["top_position"], got["top_position_share"]) == (0, 0.6)
+    assert got["median_position_share"] == 0.1  # position 0 stands out of a 0.1 profile
 
 
 def test_premise_by_seed_puts_each_control_beside_its_rotated_twin():
