@@ -26,7 +26,7 @@ STEPS = ("eager", "compiled")
 # value is left out of the hash, so adding it renames no stored or published run; at any other
 # value it is part of the hash like every other field.
 HASH_NEUTRAL = {("train", "step"): "eager", ("model", "learned_positions"): True,
-                ("model", "residual_biases"): True}
+                ("model", "residual_biases"): True, ("train", "lr_decay"): 0.0}
 
 
 class ParameterError(ValueError):
@@ -134,6 +134,9 @@ class TrainConfig:
     beta2: float = 0.98
     eps: float = 1e-8
     warmup_steps: int = 100
+    # the final fraction of the run's steps over which the learning rate falls linearly towards
+    # zero (0: constant after the warm-up, as in every published run)
+    lr_decay: float = 0.0
     trajectory_every: int = 20  # epochs between trajectory points
     checkpoint_every: int = 50  # epochs between resumable checkpoints
     # how a training step is computed: "eager" (the reference, every published run) or
@@ -152,6 +155,9 @@ class TrainConfig:
         if not self.lr > 0:
             raise ParameterError("lr", self.lr, "expected a positive number")
         check_choice("step", self.step, STEPS)
+        if (isinstance(self.lr_decay, bool) or not isinstance(self.lr_decay, (int, float))
+                or not 0.0 <= self.lr_decay < 1.0):
+            raise ParameterError("lr_decay", self.lr_decay, "expected a number in [0, 1)")
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,12 @@ REGIMES: dict[str, dict[str, dict]] = {
     "no-positions": {"model": {"learned_positions": False}},
     "no-residual-biases": {"model": {"residual_biases": False}},
     "beta2-0.999": {"train": {"beta2": 0.999}},
+    # added after the first grid (session 8): a high learning rate, decayed over the last quarter
+    # (the shorter lengths are snapshots before the decay begins)
+    "lr-decayed": {"train": {"lr": 1e-2, "lr_decay": 0.25}},
+    "no-positions-no-biases-lr-decayed": {"model": {"learned_positions": False,
+                                                    "residual_biases": False},
+                                          "train": {"lr": 1e-2, "lr_decay": 0.25}},
 }
 
 # ---------------------------------------------------------------------- the decision rule
@@ -101,10 +107,14 @@ N_RANDOM = 16
 
 
 @torch.inference_mode()
-def premise(cfg: RunConfig, state: dict, contexts: int = 128) -> tuple[dict, pd.DataFrame]:
+def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs: int | None = None
+            ) -> tuple[dict, pd.DataFrame]:
     """The premise measures of one run's weights: one row, and where its top direction's energy
-    sits (by slice over every position, and by position at the last slice)."""
+    sits (by slice over every position, and by position at the last slice). With a ``store``,
+    the answers under the direction edits (the costly part) are read from or written to its
+    answer cache, keyed by the run, ``epochs`` (which weights) and the code that makes them."""
     from anchorkit.edit import coordinate_axes, random_directions, rotated_axes
+    from anchorkit.predictions import predictions_key
     from anchorkit.measure import (direction_cost, drop, edited_predictions, energy_shares,
                                    kurtosis, last_slice_states, op_scores, scores_of_predictions,
                                    spike, syntax_cosines, syntax_positions)
@@ -140,7 +150,15 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128) -> tuple[dict, pd.
     # costs along the run's own basis (the axes under plain Adam, its rotated axes under rotated)
     own = "axes" if cfg.optimizer == "adam" else "rotated"
     dirs = torch.cat([bases[own], random_directions(N_RANDOM, D)])
-    answers = edited_predictions(model, batch, dirs, 1.0, chunk=1, contexts=contexts)
+    key = (predictions_key(cfg, f"premise/{epochs}/{own}/{N_RANDOM}/{contexts}")
+           if store is not None else None)
+    cached = store.load_predictions(key) if key is not None else None
+    if cached is None:
+        answers = edited_predictions(model, batch, dirs, 1.0, chunk=1, contexts=contexts)
+        if key is not None:
+            store.save_predictions(key, {"answers": answers})
+    else:
+        answers = cached["answers"]
     cost = direction_cost(drop(clean[:, None], scores_of_predictions(answers, batch)))[0]
     top = row[f"top_{own}"]
     others = torch.cat([cost[:top], cost[top + 1:D]])
@@ -281,7 +299,7 @@ def premise_task(cfg: RunConfig, store, epochs: int, regime: str, *after) -> tup
     from anchorkit.executor import THREADS, _threads
 
     with _threads(THREADS):
-        row, where = premise(cfg, _state_at(cfg, store, epochs))
+        row, where = premise(cfg, _state_at(cfg, store, epochs), store=store, epochs=epochs)
     return {"regime": regime, "epochs": epochs, **row}, where.assign(regime=regime, epochs=epochs)
 
 

@@ -41,6 +41,17 @@ class TrainedRun:
 SNAPSHOT_EPOCHS = (0, 10, 50, 150)
 
 
+def learning_rate(tcfg, step: int, total_steps: int) -> float:
+    """The learning rate of optimizer step ``step`` (from 1) of a run of ``total_steps``: a linear
+    warm-up over ``warmup_steps``, then ``lr``; with ``lr_decay`` > 0 it then falls linearly over
+    the run's final ``lr_decay`` fraction of steps, to ``lr`` / (steps in the decay) at the last."""
+    lr = tcfg.lr * min(1.0, step / tcfg.warmup_steps) if tcfg.warmup_steps else tcfg.lr
+    if tcfg.lr_decay:
+        decay_steps = max(1, round(tcfg.lr_decay * total_steps))
+        lr *= min(1.0, (total_steps - step + 1) / decay_steps)
+    return lr
+
+
 def data_seed(seed: int) -> int:
     """The data stream's seed, derived from the model seed (twins share it)."""
     return derive_seed("data-seed", seed)
@@ -192,7 +203,7 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, sn
             ops = torch.stack([b[step].ops for b in per_run]).to(device)
             targets = torch.stack([b[step].targets for b in per_run]).to(device)
             global_step = opt.step_count + 1
-            opt.lr = tcfg.lr * min(1.0, global_step / tcfg.warmup_steps) if tcfg.warmup_steps else tcfg.lr
+            opt.lr = learning_rate(tcfg, global_step, cfg0.epochs * steps_per_epoch)
             loss = loss_of(tokens, ops, targets)
             bad = ~torch.isfinite(loss)
             if bad.any():

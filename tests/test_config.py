@@ -78,7 +78,8 @@ def test_fields_at_their_hash_neutral_value_keep_every_published_name():
     assert all(name not in stored[part] for part, name in HASH_NEUTRAL)
     assert RunConfig.from_dict(stored) == a
     parts = {"train": TrainConfig, "model": ModelConfig}
-    changed = {"step": "compiled", "learned_positions": False, "residual_biases": False}
+    changed = {"step": "compiled", "learned_positions": False, "residual_biases": False,
+               "lr_decay": 0.25}
     hashes = {a.hash}
     for part, name in HASH_NEUTRAL:
         assert getattr(getattr(a, part), name) == HASH_NEUTRAL[part, name]
@@ -94,6 +95,14 @@ def test_regime_options_are_booleans(kwargs, name):
 
     with pytest.raises(ParameterError, match=f"parameter '{name}'"):
         ModelConfig(**kwargs)
+
+
+@pytest.mark.parametrize("value", [1.0, -0.1, True, "late"])
+def test_a_decay_fraction_outside_zero_to_one_is_refused(value):
+    from anchorkit import TrainConfig
+
+    with pytest.raises(ParameterError, match="parameter 'lr_decay'"):
+        TrainConfig(lr_decay=value)
 
 
 def test_an_unknown_training_step_is_refused():

@@ -149,3 +149,18 @@ def test_a_regime_without_positions_or_residual_biases_trains_under_both_optimiz
         assert r.trajectory["loss"].dropna().map(math.isfinite).all()
         assert store.has_final(r.config)
     assert not torch.equal(runs[0].final["W_E"], runs[1].final["W_E"])
+
+
+def test_the_learning_rate_warms_up_then_decays_late_only_when_asked():
+    from anchorkit import TrainConfig
+    from anchorkit.train import learning_rate
+
+    plain = TrainConfig(lr=1e-2, warmup_steps=10)
+    # without a decay: the warm-up, then constant to the last step (every published run)
+    assert [learning_rate(plain, s, 100) for s in (1, 5, 10, 11, 100)] == pytest.approx(
+        [1e-3, 5e-3, 1e-2, 1e-2, 1e-2])
+    late = TrainConfig(lr=1e-2, warmup_steps=10, lr_decay=0.25)
+    got = [learning_rate(late, s, 100) for s in range(1, 101)]
+    assert got[:76] == [learning_rate(plain, s, 100) for s in range(1, 77)]  # untouched until 76
+    assert got[76:] == pytest.approx([1e-2 * (100 - s + 1) / 25 for s in range(77, 101)])
+    assert got[-1] == pytest.approx(1e-2 / 25) and all(a > b for a, b in zip(got[75:], got[76:]))
