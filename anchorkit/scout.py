@@ -21,7 +21,8 @@ import dataclasses
 import pandas as pd
 import torch
 
-from anchorkit.config import ModelConfig, RunConfig, TaskConfig, TrainConfig, check_choice
+from anchorkit.config import (ModelConfig, ParameterError, RunConfig, TaskConfig, TrainConfig,
+                              check_choice)
 from anchorkit.task import SYNTAX
 
 SEEDS = (1, 2)  # calibration seeds: never 704-711 (the paper's) or 800-839 (the screen's)
@@ -150,6 +151,9 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs
     # costs along the run's own basis (the axes under plain Adam, its rotated axes under rotated)
     own = "axes" if cfg.optimizer == "adam" else "rotated"
     dirs = torch.cat([bases[own], random_directions(N_RANDOM, D)])
+    if store is not None and epochs is None:
+        raise ParameterError("epochs", epochs, "expected the epoch of the weights, to cache "
+                             "their answers in the store")
     key = (predictions_key(cfg, f"premise/{epochs}/{own}/{N_RANDOM}/{contexts}")
            if store is not None else None)
     cached = store.load_predictions(key) if key is not None else None

@@ -1,10 +1,14 @@
-"""Evaluate calibration runs against the acceptance criteria of SPEC §6.
+"""Evaluate calibration runs against the acceptance criteria of SPEC §6, with the library's measures.
 
-For each seed and optimizer: every op's clean score (control and falloff), falloff's alignment
-profile, raw removal and spill of the e₁ edit at every dose, and the control's privileged basis
-(top energy share along the coordinate axes and along R's axes at the last slice, syntax cosines).
+Each seed and optimizer's falloff run is measured against its control by
+``anchorkit.studies.measure_pair`` (no sweep), exactly as the studies measure their pairs: every
+op's clean score, falloff's alignment profile, removal and spill of the e₁ edit at every dose
+(removal bounded: against the null of another op), and the control's privileged basis (top energy
+share along the coordinate axes and along the seed's rotated axes at the last slice, syntax
+cosines). One analysis is the calibration's own: how well a linear probe still reads the op from
+the states the edit leaves (``decodability``).
 
-usage: python calibration/evaluate.py --seeds 1 2 --optimizers adam rotated [--set key=value ...]
+usage: python -m calibration.evaluate --seeds 1 2 --optimizers adam rotated [--set key=value ...]
        [--out calibration/results.csv]
 """
 
@@ -15,68 +19,42 @@ import argparse
 import pandas as pd
 import torch
 
-from anchorkit.edit import DOSES, coordinate_axes, e1, projection_edit, rotated_axes
-from anchorkit.measure import (alignment_profile, energy_shares, last_slice_states,
-                               linear_probe_accuracy, op_scores, syntax_cosines)
-from anchorkit.task import positions
-from anchorkit.model import haar_rotation
+from anchorkit.edit import e1, projection_edit
+from anchorkit.measure import linear_probe_accuracy
+from anchorkit.scout import ANCHOR, SCORE_MIN
 from anchorkit.store import RunStore
-from anchorkit.task import DIFFERENCE, OPS, probe_set
+from anchorkit.studies import Pair, measure_pair
+from anchorkit.task import DIFFERENCE, OPS, positions, probe_set
 from anchorkit.train import load_model
 from scripts.train_runs import configs_from_args
 
+ALIGNMENT_LOW = 0.2  # SPEC §6: "low" alignment in the other ops' contexts, read as |α| ≤ this
 
-def evaluate(args) -> pd.DataFrame:
+
+def evaluate(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Per seed and optimizer: measure_pair's results row (with the run pair's alignment at
+    every slice), its dose rows, and the linear probe's rows."""
     store = RunStore()
-    rows, probe_rows = [], []
     args.recipes = ["control", "falloff"]
-    cfgs = configs_from_args(args)
-    by = {(c.optimizer, c.seed, c.recipe): c for c in cfgs}
+    by = {(c.optimizer, c.seed, c.recipe): c for c in configs_from_args(args)}
+    rows, dose_rows, probe_rows = [], [], []
     for opt in args.optimizers:
         for seed in args.seeds:
             ctrl, anch = by[(opt, seed, "control")], by[(opt, seed, "falloff")]
             if not (store.has_final(ctrl) and store.has_final(anch)):
-                print("missing", opt, seed)
-                continue
-            model = load_model([ctrl, anch], [store.load_final(ctrl), store.load_final(anch)])
-            probe = probe_set(ctrl.task)
-            D = ctrl.model.d_model
-            clean = op_scores(model, probe.clean)
-            null = op_scores(model, probe.null)
-            span = clean - null
-            row = {"optimizer": opt, "seed": seed, "epochs": ctrl.epochs}
-            for j, op in enumerate(OPS):
-                row[f"control_{op}"] = float(clean[0, j])
-                row[f"falloff_{op}"] = float(clean[1, j])
-            row["span_difference"] = float(span[1, DIFFERENCE])
-            spill = 0.0
-            for dose in DOSES:
-                edited = op_scores(model, probe.clean, projection_edit(e1(D), dose, model.n_slices))
-                drop = clean - edited
-                row[f"raw_removal_{dose}"] = float(drop[1, DIFFERENCE] / span[1, DIFFERENCE])
-                row[f"control_drop_{dose}"] = float(drop[0, DIFFERENCE] / span[0, DIFFERENCE])
-                others = [j for j in range(len(OPS)) if j != DIFFERENCE]
-                spill = max(spill, float((drop[1, others] - drop[0, others]).max()))
-                if dose == 1.0:
-                    row["raw_spill"] = float(drop[1, others].max())
-            row["spill"] = spill
-            diff, other = alignment_profile(model, probe.clean)
-            for s in range(diff.shape[1]):
-                row[f"align_diff_{s}"] = float(diff[1, s])
-                row[f"align_other_{s}"] = float(other[1, s])
-            states = last_slice_states(model, probe.clean)
-            axes = energy_shares(states, coordinate_axes(D))
-            R = haar_rotation(seed, D)
-            rot = energy_shares(states, rotated_axes(R))
-            for i, name in enumerate(["control", "falloff"]):
-                row[f"{name}_top_axis_share"] = float(axes[i].max())
-                row[f"{name}_top_axis"] = int(axes[i].argmax())
-                row[f"{name}_top_rotated_share"] = float(rot[i].max())
-            for sym, cos in syntax_cosines(model, coordinate_axes(D)).items():
-                row[f"control_syntax_cos_{sym}"] = float(cos[0])
-            rows.append(row)
-            probe_rows.extend(decodability(model, probe.clean, opt, seed))
-    return pd.DataFrame(rows), pd.DataFrame(probe_rows)
+                raise SystemExit(f"missing runs for {opt} seed {seed}: train them first with "
+                                 "python -m scripts.train_runs (see the Methods page)")
+            states = store.load_final(anch), store.load_final(ctrl)
+            t = measure_pair(Pair(anch, ctrl), *states, sweep=False)
+            row = t["results"].iloc[0].to_dict()
+            al = t["alignment"]
+            for (role, ctx, s), v in al.set_index(["role", "context", "slice"])["alignment"].items():
+                row[f"alignment_{role}_{ctx}_{s}"] = float(v)
+            rows.append({"epochs": anch.epochs, **row})
+            dose_rows.append(t["dose"])
+            model = load_model([ctrl, anch], [states[1], states[0]])
+            probe_rows.extend(decodability(model, probe_set(ctrl.task).clean, opt, seed))
+    return pd.DataFrame(rows), pd.concat(dose_rows, ignore_index=True), pd.DataFrame(probe_rows)
 
 
 @torch.inference_mode(False)
@@ -99,20 +77,24 @@ def decodability(model, batch, opt, seed) -> list[dict]:
 
 
 def acceptance(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per criterion of SPEC §6 and run pair, with its value and whether it passes."""
+    """One row per criterion of SPEC §6 and run pair, with its value and whether it passes (the
+    thresholds are the ones the optimizer scout's decision rule holds falloff to)."""
     rows = []
     for _, r in df.iterrows():
         def add(criterion, value, rule, ok):
             rows.append({"optimizer": r["optimizer"], "seed": int(r["seed"]), "criterion": criterion,
                          "value": round(float(value), 3), "rule": rule, "pass": bool(ok)})
-        lowest = min(r[f"{run}_{op}"] for run in ("control", "falloff") for op in OPS)
-        add("lowest op score (control and falloff)", lowest, "≥ 0.95", lowest >= 0.95)
-        high = min(r["align_diff_3"], r["align_diff_4"])
-        add("falloff alignment, difference answers, slices 3-4 (lower)", high, "≥ 0.8 (high)", high >= 0.8)
-        low = max(abs(r[f"align_other_{s}"]) for s in range(5))
-        add("falloff |alignment|, other-op answers, any slice (largest)", low, "≤ 0.2 (low)", low <= 0.2)
-        add("raw removal at full dose", r["raw_removal_1.0"], "≥ 0.8", r["raw_removal_1.0"] >= 0.8)
-        add("spill (max over doses)", r["spill"], "≤ 0.02", r["spill"] <= 0.02)
+        lowest = min(r[f"{role}_score_{op}"] for role in ("anchored", "control") for op in OPS)
+        add("lowest op score (control and falloff)", lowest, f"≥ {SCORE_MIN}", lowest >= SCORE_MIN)
+        high = min(r["alignment_anchored_difference_3"], r["alignment_anchored_difference_4"])
+        add("falloff alignment, difference answers, slices 3-4 (lower)", high,
+            f"≥ {ANCHOR['alignment_high']} (high)", high >= ANCHOR["alignment_high"])
+        low = max(abs(v) for k, v in r.items() if k.startswith("alignment_anchored_other_"))
+        add("falloff |alignment|, other-op answers, any slice (largest)", low,
+            f"≤ {ALIGNMENT_LOW} (low)", low <= ALIGNMENT_LOW)
+        add("removal at full dose (bounded)", r["raw_removal"], f"≥ {ANCHOR['removal']}",
+            r["raw_removal"] >= ANCHOR["removal"])
+        add("spill (max over doses)", r["spill"], f"≤ {ANCHOR['spill']}", r["spill"] <= ANCHOR["spill"])
     return pd.DataFrame(rows)
 
 
@@ -130,41 +112,78 @@ def probe_summary(probes: pd.DataFrame) -> str:
             f"e₁ edit: after the edit it {verdict}.\n")
 
 
-def summary(df: pd.DataFrame, acc: pd.DataFrame) -> str:
-    """Sentences for the Methods page, computed from the tables (nothing typed by hand)."""
-    def rng(values):
-        lo, hi = min(values), max(values)
-        return f"{lo:.3f}" if round(lo, 3) == round(hi, 3) else f"{lo:.3f} to {hi:.3f}"
+def _range(values) -> str:
+    lo, hi = min(values), max(values)
+    return f"{lo:.3f}" if round(lo, 3) == round(hi, 3) else f"{lo:.3f} to {hi:.3f}"
 
+
+def verdict(df: pd.DataFrame, acc: pd.DataFrame) -> str:
+    """Whether every criterion passes, and if not which failed; with the earlier ratio, since
+    the method was frozen when removal was read against the evidence null."""
     failed = acc[~acc["pass"]]
     if failed.empty:
-        verdict = (f"Every criterion passed for every calibration pair ({len(acc)} checks over "
-                   f"{len(df)} pairs of runs), so the method was frozen as described above.")
+        head = (f"Every criterion passes for every calibration pair ({len(acc)} checks over "
+                f"{len(df)} pairs of runs).")
     else:
         items = "; ".join(f"{r.optimizer} seed {r.seed}: {r.criterion} = {r.value}"
                           for r in failed.itertuples())
-        verdict = f"Criteria that failed: {items}. The calibration is not accepted."
+        head = (f"{len(failed)} of {len(acc)} checks over {len(df)} pairs of runs fail under "
+                f"today's measures: {items}.")
+    earlier = df["raw_removal_vs_evidence_null"]
+    passing = int((earlier >= ANCHOR["removal"]).sum())
+    return (f"{head} When the method was frozen, removal was read against the evidence null; on "
+            f"these runs that ratio is {_range(earlier)} at full dose ({passing} of {len(df)} "
+            f"pairs at least {ANCHOR['removal']}), and removal against the null of another op is "
+            f"{_range(df['raw_removal'])}.\n")
+
+
+def basis(df: pd.DataFrame) -> str:
+    """A sentence on the controls' privileged basis, computed from the table."""
     plain, rot = df[df.optimizer == "adam"], df[df.optimizer == "rotated"]
-    lines = [verdict, ""]
-    if len(plain) and len(rot):
-        p_axis, r_axis = plain["control_top_axis_share"], rot["control_top_axis_share"]
-        p_rot = plain["control_top_rotated_share"]
-        syntax = plain[[c for c in df if c.startswith("control_syntax")]].to_numpy().ravel()
-        forms = p_axis.min() > max(r_axis.max(), p_rot.max())
-        lines.append(
-            f"Under plain Adam the controls' largest energy share along a coordinate axis at the "
-            f"last slice was {rng(p_axis)}, against {1 / 64:.3f} for an even spread and "
-            f"{rng(p_rot)} along the (for plain Adam arbitrary) rotated axes of the same runs; "
-            f"under rotated Adam the controls' largest coordinate-axis share was {rng(r_axis)}. "
+    if not (len(plain) and len(rot)):
+        return "\n"
+    p_axis, r_axis = plain["control_top_share_axes"], rot["control_top_share_axes"]
+    p_rot = plain["control_top_share_rotated"]
+    syntax = plain[[c for c in df if c.startswith("control_syntax_cos_") and c.endswith("_axes")]
+                   ].to_numpy().ravel()
+    forms = p_axis.min() > max(r_axis.max(), p_rot.max())
+    return (f"Under plain Adam the controls' largest energy share along a coordinate axis at the "
+            f"last slice was {_range(p_axis)}, against {1 / 64:.3f} for an even spread and "
+            f"{_range(p_rot)} along the (for plain Adam arbitrary) rotated axes of the same runs; "
+            f"under rotated Adam the controls' largest coordinate-axis share was {_range(r_axis)}. "
             f"The syntax tokens' largest |cos| with a coordinate axis under plain Adam was "
-            f"{rng(syntax)} (a one-hot embedding would give 1). "
-            + ("So a coordinate preference forms under plain Adam and not under rotated Adam"
-               if forms else
-               "So on these seeds the coordinate axes are not clearly preferred under plain Adam")
-            + ("; it is modest: no axis holds a quarter of the energy and no syntax token's "
-               "embedding comes within a cosine of 0.9 of an axis."
-               if p_axis.max() < 0.25 and syntax.max() < 0.9 else "."))
-    return {"verdict": lines[0] + "\n", "basis": lines[-1] + "\n"}
+            f"{_range(syntax)} (a one-hot embedding would give 1). "
+            + ("So on these seeds the coordinate axes are not clearly preferred under plain "
+               "Adam: rotated Adam's controls or the arbitrary rotated axes reach as large a share."
+               if not forms else
+               "So a coordinate preference forms under plain Adam and not under rotated Adam"
+               + ("; it is modest: no axis holds a quarter of the energy and no syntax token's "
+                  "embedding comes within a cosine of 0.9 of an axis."
+                  if p_axis.max() < 0.25 and syntax.max() < 0.9 else ".")) + "\n")
+
+
+def write(out: str, df: pd.DataFrame, doses: pd.DataFrame, probes: pd.DataFrame) -> None:
+    """The tables and sentences the Methods page includes, next to ``out``."""
+    def path(part):
+        return out.replace(".csv", f"-{part}") if part else out
+
+    df.to_csv(out, index=False)
+    acc = acceptance(df)
+    acc.to_csv(path("acceptance.csv"), index=False)
+    syntax = [c for c in df if c.startswith("control_syntax_cos_") and c.endswith("_axes")]
+    df[["optimizer", "seed", "control_top_share_axes", "control_top_share_rotated",
+        "control_kurtosis_axes", *syntax]].rename(
+        columns={c: c.removesuffix("_axes") for c in syntax}).round(3).to_csv(
+        path("basis.csv"), index=False)
+    doses[["optimizer", "seed", "dose", "raw_removal", "raw_removal_vs_evidence_null",
+           "control_drop", "spill"]].round(3).to_csv(path("dose.csv"), index=False)
+    probes.to_csv(path("probe.csv"), index=False)
+    for part, text in (("probe", probe_summary(probes)), ("verdict", verdict(df, acc)),
+                       ("basis", basis(df))):
+        with open(path(f"{part}.md"), "w") as f:
+            f.write(text)
+        print(text)
+    print(acc.to_string())
 
 
 def main():
@@ -176,26 +195,11 @@ def main():
     p.add_argument("--out")
     args = p.parse_args()
     torch.set_num_threads(1)
-    df, probes = evaluate(args)
+    df, doses, probes = evaluate(args)
     pd.set_option("display.width", 200)
     print(df.T.to_string())
     if args.out:
-        df.to_csv(args.out, index=False)
-        acc = acceptance(df)
-        print(acc.to_string())
-        acc.to_csv(args.out.replace(".csv", "-acceptance.csv"), index=False)
-        basis_cols = ["optimizer", "seed", "control_top_axis_share", "control_top_axis",
-                      "control_top_rotated_share"] + [c for c in df if c.startswith("control_syntax")]
-        df[basis_cols].round(3).to_csv(args.out.replace(".csv", "-basis.csv"), index=False)
-        probes.to_csv(args.out.replace(".csv", "-probe.csv"), index=False)
-        with open(args.out.replace(".csv", "-probe.md"), "w") as f:
-            f.write(probe_summary(probes))
-        for part, text in summary(df, acc).items():
-            with open(args.out.replace(".csv", f"-{part}.md"), "w") as f:
-                f.write(text)
-            print(text)
-        dose_cols = ["optimizer", "seed"] + [c for c in df if c.startswith("raw_removal")] + ["spill"]
-        df[dose_cols].round(3).to_csv(args.out.replace(".csv", "-dose.csv"), index=False)
+        write(args.out, df, doses, probes)
 
 
 if __name__ == "__main__":

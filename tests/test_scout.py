@@ -177,6 +177,8 @@ def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
     assert again["top_cost"] == row["top_cost"] and again["median_other_cost"] == row["median_other_cost"]
     with pytest.raises(AssertionError, match="cached"):
         scout.premise(cfg, store.load_snapshot(cfg, 2), store=store, epochs=1)
+    with pytest.raises(ValueError, match="parameter 'epochs'"):
+        scout.premise(cfg, store.load_snapshot(cfg, 2), store=store)
 
 
 def test_premise_findings_judge_each_cell_by_its_weakest_seed():
