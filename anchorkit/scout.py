@@ -461,8 +461,9 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
     """What the scout's controls show about each part of the report's premise, as sentences
     computed from its ``premise`` table: ``size`` (the plain-Adam top-axis share), ``reversal``
     (the rotated twin flat along the axes with a spike along its own), ``function`` (the cost of
-    projecting the top direction out) and ``growth`` (the top-axis share from the shortest to the
-    longest length, per regime). A regime and length counts by its weakest calibration seed;
+    projecting the top direction out), ``elsewhere`` (the costliest coordinate axis of a plain-Adam
+    control, top or not) and ``growth`` (the top-axis share from the shortest to the longest
+    length, per regime). A regime and length counts by its weakest calibration seed;
     values are listed per seed in seed order."""
     seeds = " / ".join(str(s) for s in sorted(premise["seed"].unique()))
     short, long = int(premise["epochs"].min()), int(premise["epochs"].max())
@@ -499,6 +500,21 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
         f"for a functional spike. The plain-Adam spike was functional on every seed in "
         f"{on_every_seed('adam', functional)}; the rotated twin's in "
         f"{on_every_seed('rotated', functional)}")
+    # the rule's spike is the top-energy direction; a costlier axis elsewhere is said apart
+    plain = premise.assign(costliest=premise[["top_cost", "costliest_other_cost"]].max(axis=1),
+                           elsewhere=premise["costliest_other_cost"] > premise["top_cost"])
+    most = _best(plain, "adam", "costliest")
+    cell = plain[(plain.optimizer == "adam") & (plain.regime == most["regime"])
+                 & (plain.epochs == most["epochs"])].sort_values("seed")
+    tops = " / ".join(f"{x:.2f}" for x in cell["top_cost"])
+    found["elsewhere"] = (
+        f"The costliest single coordinate axis of a plain-Adam control, top or not, counted by "
+        f"its weakest seed, cost {most['seeds']} ({most['regime']} at {int(most['epochs'])} "
+        f"epochs), where the top axis (share {share.loc[(most['regime'], most['epochs']), 'seeds']}) "
+        f"cost {tops}" + (
+            ": on every seed the axis the task could least lose was not the one holding the most "
+            "energy, which the rule's functional spike (the top direction) does not count"
+            if cell["elsewhere"].all() else ""))
     grew = [f"{r} {share.loc[(r, short), 'seeds']} → {share.loc[(r, long), 'seeds']}"
             for r in dict.fromkeys(premise["regime"])
             if (r, short) in share.index and (r, long) in share.index]
@@ -527,9 +543,10 @@ def premise_by_seed(premise: pd.DataFrame) -> pd.DataFrame:
         return df[keys + columns].rename(columns={c: f"{c}_{suffix}" for c in columns})
 
     plain = side(p, ["top_share_axes", "top_ratio_axes", "kurtosis_axes", "syntax_kth",
-                     "top_cost", "median_other_cost", "min_score"], "plain")
+                     "top_cost", "median_other_cost", "costliest_other_cost", "min_score"], "plain")
     twin = side(r, ["top_share_axes", "kurtosis_axes", "top_share_rotated", "top_ratio_rotated",
-                    "top_cost", "median_other_cost", "min_score"], "rotated")
+                    "top_cost", "median_other_cost", "costliest_other_cost", "min_score"],
+                "rotated")
     out = plain.merge(twin, on=keys)
     return out.sort_values(["epochs", "regime", "seed"], kind="stable")
 

@@ -176,7 +176,9 @@ def write(out: str, df: pd.DataFrame, doses: pd.DataFrame, probes: pd.DataFrame)
         columns={c: c.removesuffix("_axes") for c in syntax}).round(3).to_csv(
         path("basis.csv"), index=False)
     doses[["optimizer", "seed", "dose", "raw_removal", "raw_removal_vs_evidence_null",
-           "control_drop", "spill"]].round(3).to_csv(path("dose.csv"), index=False)
+           "control_drop", "spill"]].rename(columns={
+        "raw_removal": "removal (bounded)", "raw_removal_vs_evidence_null": "vs evidence null",
+        "control_drop": "control's drop"}).round(3).to_csv(path("dose.csv"), index=False)
     probes.to_csv(path("probe.csv"), index=False)
     for part, text in (("probe", probe_summary(probes)), ("verdict", verdict(df, acc)),
                        ("basis", basis(df))):

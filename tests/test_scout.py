@@ -12,6 +12,7 @@ def control(seed, optimizer, **kw):
     """A premise row of a control: a strong functional spike along its own basis by default."""
     row = {"regime": kw.pop("regime", "r"), "epochs": kw.pop("epochs", 800), "seed": seed,
            "optimizer": optimizer, "min_score": 0.99, "top_cost": 0.5, "median_other_cost": 0.01,
+           "costliest_other_cost": 0.02,
            "top_share_axes": 0.35, "top_ratio_axes": 3.0, "kurtosis_axes": 9.0,
            "syntax_tokens_over_0.8_axes": 3, "top_share_rotated": 0.3,
            "top_ratio_rotated": 3.0}
@@ -200,6 +201,22 @@ def test_premise_findings_judge_each_cell_by_its_weakest_seed():
     assert found["function"].endswith("functional on every seed in a at 800; the rotated twin's in "
                                       "a at 400, b at 400, a at 800")
     assert found["growth"].endswith("a 0.40 / 0.10 → 0.30 / 0.30")
+
+
+def test_a_costly_axis_that_is_not_the_top_is_found_and_named_apart():
+    """The rule's spike is the top-energy direction: an inert top with a costly axis elsewhere is
+    not a functional spike, and the findings say where the costly axis was."""
+    hidden = {"top_cost": 0.01, "costliest_other_cost": 0.8}
+    rows = [*both(1, plain=hidden, regime="a"), *both(2, plain=hidden, regime="a"),
+            *both(1, plain={"top_cost": 0.3}, regime="b"),
+            *both(2, plain={"top_cost": 0.01, "costliest_other_cost": 0.9}, regime="b")]
+    found = scout.premise_findings(table(*rows))
+    assert "cost 0.80 / 0.80 (a at 800 epochs), where the top axis (share 0.35 / 0.35) cost " \
+           "0.01 / 0.01: on every seed" in found["elsewhere"]
+    assert not scout.seed_levels(table(*rows[:4]))["functional"].any()
+    # in b the costliest axis is the top on seed 1: no claim that it lies elsewhere
+    alone = scout.premise_findings(table(*rows[4:]))
+    assert alone["elsewhere"].endswith("cost 0.30 / 0.01")
 
 
 def test_syntax_kth_is_the_kth_largest_token_cosine():
