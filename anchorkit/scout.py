@@ -40,11 +40,14 @@ REGIMES: dict[str, dict[str, dict]] = {
     "no-residual-biases": {"model": {"residual_biases": False}},
     "beta2-0.999": {"train": {"beta2": 0.999}},
     # added after the first grid (session 8): a high learning rate, decayed over the last quarter
-    # (the shorter lengths are snapshots before the decay begins)
+    # (the shorter lengths are snapshots before the decay begins), in the calibrated regime and
+    # in the two without learned positions
     "lr-decayed": {"train": {"lr": 1e-2, "lr_decay": 0.25}},
     "no-positions-no-biases-lr-decayed": {"model": {"learned_positions": False,
                                                     "residual_biases": False},
                                           "train": {"lr": 1e-2, "lr_decay": 0.25}},
+    "no-positions-lr-decayed": {"model": {"learned_positions": False},
+                                "train": {"lr": 1e-2, "lr_decay": 0.25}},
 }
 
 # ---------------------------------------------------------------------- the decision rule
