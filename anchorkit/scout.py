@@ -427,6 +427,7 @@ def decision_text(decision: pd.Series, regimes: pd.DataFrame) -> str:
     """The decision in one or two sentences, from the tables."""
     reached = regimes[regimes["level"] != "none"]
     found = ("; ".join(f"{r['regime']} at {r['epochs']} epochs: {r['level']}"
+                       + ("" if r["controls_score"] else f" (a control scores below {SCORE_MIN})")
                        for _, r in cost_first(reached).iterrows())
              if len(reached) else "no regime and length reached even a functional spike")
     if decision["decision"] == "adopt":

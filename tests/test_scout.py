@@ -219,6 +219,18 @@ def test_a_costly_axis_that_is_not_the_top_is_found_and_named_apart():
     assert alone["elsewhere"].endswith("cost 0.30 / 0.01")
 
 
+def test_the_decision_text_says_when_a_level_comes_with_controls_below_the_floor():
+    regimes = pd.DataFrame([
+        {"regime": "a", "epochs": 800, "seeds": 2, "level": "functional", "controls_score": False},
+        {"regime": "b", "epochs": 400, "seeds": 2, "level": "functional", "controls_score": True},
+        {"regime": "c", "epochs": 400, "seeds": 2, "level": "none", "controls_score": True}])
+    decision = scout.decide(regimes)
+    text = scout.decision_text(pd.Series(decision), regimes)
+    assert text.endswith("b at 400 epochs: functional; a at 800 epochs: functional "
+                         "(a control scores below 0.95).")
+    assert decision["decision"] == "none"
+
+
 def test_syntax_kth_is_the_kth_largest_token_cosine():
     row = {f"syntax_cos_{s}_axes": v for s, v in zip(scout.SYNTAX, (0.9, 0.2, 0.85, 0.5))}
     assert scout.syntax_kth(table(row), k=3).tolist() == [0.5]
