@@ -172,9 +172,11 @@ def write(out: str, df: pd.DataFrame, doses: pd.DataFrame, probes: pd.DataFrame)
     acc.to_csv(path("acceptance.csv"), index=False)
     syntax = [c for c in df if c.startswith("control_syntax_cos_") and c.endswith("_axes")]
     df[["optimizer", "seed", "control_top_share_axes", "control_top_share_rotated",
-        "control_kurtosis_axes", *syntax]].rename(
-        columns={c: c.removesuffix("_axes") for c in syntax}).round(3).to_csv(
-        path("basis.csv"), index=False)
+        "control_kurtosis_axes", *syntax]].rename(columns={
+            "control_top_share_axes": "top share, axes", "control_top_share_rotated":
+            "top share, rotated axes", "control_kurtosis_axes": "kurtosis, axes",
+            **{c: "|cos| " + c.removeprefix("control_syntax_cos_").removesuffix("_axes")
+               for c in syntax}}).round(3).to_csv(path("basis.csv"), index=False)
     doses[["optimizer", "seed", "dose", "raw_removal", "raw_removal_vs_evidence_null",
            "control_drop", "spill"]].rename(columns={
         "raw_removal": "removal (bounded)", "raw_removal_vs_evidence_null": "vs evidence null",

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from anchorkit.task import OPS
-from calibration.evaluate import acceptance, verdict
+from calibration.evaluate import acceptance, basis, verdict
 
 
 def pair_row(**kw):
@@ -39,3 +39,18 @@ def test_the_verdict_names_the_failures_and_the_earlier_ratio():
     assert "null of another op is 0.500 to 0.900" in text
     ok = pd.DataFrame([pair_row()])
     assert verdict(ok, acceptance(ok)).startswith("Every criterion passes")
+
+
+def basis_row(optimizer, axes, rotated, cos=0.5):
+    row = {"optimizer": optimizer, "control_top_share_axes": axes, "control_top_share_rotated": rotated}
+    row.update({f"control_syntax_cos_{s}_axes": cos for s in ("?", ",", "=", "⏎")})
+    return row
+
+
+def test_the_basis_sentence_claims_a_coordinate_preference_only_above_both_references():
+    """Plain Adam's top axis must beat its own (arbitrary) rotated axes and rotated Adam's axes."""
+    clear = pd.DataFrame([basis_row("adam", 0.12, 0.04), basis_row("rotated", 0.05, 0.10)])
+    assert "a coordinate preference forms under plain Adam" in basis(clear)
+    # rotated Adam's controls reach as large a coordinate-axis share: no preference claimed
+    tie = pd.DataFrame([basis_row("adam", 0.07, 0.04), basis_row("rotated", 0.072, 0.10)])
+    assert "not clearly preferred" in basis(tie) and "forms under" not in basis(tie)
