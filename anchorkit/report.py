@@ -17,7 +17,13 @@ def summary(values, fmt: str = ".2f") -> str:
     v = pd.Series(values, dtype=float).dropna()
     if v.empty:
         return "n/a"
-    return f"{v.median():{fmt}} ({v.min():{fmt}} to {v.max():{fmt}})"
+    return f"{number(v.median(), fmt)} ({number(v.min(), fmt)} to {number(v.max(), fmt)})"
+
+
+def number(x: float, fmt: str = ".2f") -> str:
+    """``x`` formatted, never as a negative zero (−0.000 reads as a sign that is not there)."""
+    s = f"{x:{fmt}}"
+    return s[1:] if s.startswith("-") and not s.strip("-0.%e+") else s
 
 
 def count(flags) -> str:
@@ -167,6 +173,14 @@ def screen_scope(rate: pd.DataFrame | None, earlier_definitions: bool = False) -
                 "(see the screen's page)." if earlier_definitions else ""))
 
 
+def premise_forms(claims: pd.DataFrame) -> bool:
+    """Whether the report's premise (a privileged basis under plain Adam) forms in a regime, from
+    its ledger: P1 (syntax tokens on axes) or P2 (one axis holds about half the energy) is at
+    least partly reproduced."""
+    verdict = claims.set_index("id").verdict
+    return any(verdict[c] in ("reproduced", "partly") for c in ("P1", "P2"))
+
+
 def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.DataFrame,
                    tolerance: float = 0.05) -> dict[str, str]:
     """The sentence that closes each question of the report page (E1, E2, E3, Discussion),
@@ -175,11 +189,21 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
     as the same (a method constant, stated on the page)."""
     rot = results[results.optimizer == "rotated"]
     sto = results[results.optimizer == "adam"]
+    verdict = claims.set_index("id").verdict
+    premise_missing = not premise_forms(claims)
+    # what a regime without the premise cannot decide: whether the anchor leans on e₁ being a
+    # privileged axis (there is none here to lean on)
+    undecided = (f"; whether that holds where the optimizer does build a privileged basis, this "
+                 f"regime cannot say, since that basis does not form here (P1 {verdict['P1']}, "
+                 f"P2 {verdict['P2']})")
     a = alignment[(alignment.role == "anchored") & (alignment.context == "difference")
                   & (alignment.slice >= 3)].groupby(["optimizer", "seed"]).alignment.mean()
     same_alignment = abs(a["rotated"].median() - a["adam"].median()) <= tolerance
     all_kept = bool(rot.kept.all())
-    if all_kept and same_alignment:
+    if all_kept and same_alignment and premise_missing:
+        e1 = ("every rotated run kept the anchor and aligned with e₁ as closely as its twin "
+              f"(medians within {tolerance} of each other read as the same)" + undecided)
+    elif all_kept and same_alignment:
         e1 = ("the numbers favour the alternative: the auxiliary loss sets the direction whatever "
               "the optimizer's basis, since every rotated run kept the anchor and aligned with e₁ "
               f"as closely as its twin (medians within {tolerance} of each other read as the same)")
@@ -193,8 +217,9 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
     selective = bool((results.spill <= 0.02).all())
     if selective and net_gap >= -tolerance:
         e2 = ("the edit removes difference at least as well under rotated Adam as under plain "
-              "Adam and stays selective on every run, so removal does not depend on e₁ being "
-              "an axis")
+              "Adam and stays selective on every run"
+              + (undecided if premise_missing else
+                 ", so removal does not depend on e₁ being an axis"))
     elif selective:
         e2 = ("the edit stays selective on every run but removes less under rotated Adam than "
               "under plain Adam")
@@ -205,10 +230,8 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
     e2 += (f"; raw removal (median {m:.2f} rotated) is {'below' if m < source_raw else 'at or above'} "
            f"the source's {source_raw}, with {'no' if not rot.over_removal.any() else 'some'} "
            "over-removal")
-    verdict = claims.set_index("id").verdict
     formed = int(rot.control_has_spike_rotated.sum())
     moved_onto_rotated = rot.control_top_share_rotated.median() > rot.control_top_share_axes.median()
-    premise_missing = verdict["P1"] == verdict["P2"] == "not reproduced"
     e3 = (f"a spike stands out at the syntax positions in {formed} of {len(rot)} rotated controls; "
           + ("the largest share moves onto the rotated axes" if moved_onto_rotated
              else "the largest share does not move onto the rotated axes")

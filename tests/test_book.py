@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import Browser, chromium
+from tests.browser import INSTALL, Browser, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = "book/studies/rotated-basis.html"
@@ -48,8 +48,8 @@ def browser():
         # required where .ci/run runs (it installs Chromium and says so); a newcomer is told how
         if os.environ.get("ANCHORKIT_REQUIRE_BROWSER"):
             pytest.fail("chromium is not installed, and ANCHORKIT_REQUIRE_BROWSER is set")
-        pytest.skip("headless Chromium is not installed: `sudo apt-get install chromium` "
-                    "(Debian) runs these page checks")
+        pytest.skip(f"headless Chromium is not installed: `{INSTALL}` (Debian's package) runs "
+                    "these page checks")
     b = Browser()
     yield b
     b.close()
@@ -63,8 +63,7 @@ def _errors(browser: Browser) -> list:
 
 @pytest.mark.parametrize("page, min_charts", [(REPORT, 4), (SUPPORTING, 1)])
 def test_every_chart_draws_offline_and_nothing_fails_to_load(html, browser, page, min_charts):
-    browser.console.clear()
-    browser.failed.clear()
+    browser.clear()
     browser.open(html / page)
     n = browser.js("document.querySelectorAll('.vega-embed').length")
     assert n >= min_charts
@@ -80,8 +79,7 @@ def test_a_page_of_many_runs_draws_its_charts_or_says_it_is_not_computed(html, b
                                                                          page, min_charts):
     from scripts.execute_studies import computed
 
-    browser.console.clear()
-    browser.failed.clear()
+    browser.clear()
     browser.open(html / page)
     if not computed(study):
         assert browser.js("document.body.innerText.includes('are not in')")
@@ -169,16 +167,11 @@ OVERFLOW = """(() => {
 
 
 def test_every_page_loads_without_console_errors_raw_markdown_or_overflow(html, browser):
-    browser.call("Emulation.setDeviceMetricsOverride", width=1280, height=900,
-                 deviceScaleFactor=1, mobile=False)
+    browser.resize(1280)
     problems = {}
     for page in _pages(html):
-        browser.console.clear()
-        browser.failed.clear()
-        browser.open(page, settle=1.5)
-        if browser.js("document.querySelectorAll('.vega-embed').length"):
-            browser.wait_for("[...document.querySelectorAll('.vega-embed')]"
-                             ".every(e => e.querySelector('svg, canvas'))")
+        browser.clear()
+        browser.open(page)
         found = {"console": _errors(browser), "overflow": browser.js(OVERFLOW),
                  "raw markdown": re.findall(r"\|\s*-{3,}\s*\|",
                                             browser.js("document.body.innerText"))}
@@ -226,7 +219,7 @@ def test_every_chart_has_a_caption_under_it(html, browser):
     for page in _pages(html):
         if "vega-embed" not in page.read_text() and "application/vnd.vegalite" not in page.read_text():
             continue
-        browser.open(page, settle=1.0)
+        browser.open(page)
         n = browser.js("""[...document.querySelectorAll('.vega-embed')].filter(e => {
             const cell = e.closest('.cell'); const next = cell && cell.nextElementSibling;
             return !(next && (next.matches('.figure-caption') || next.querySelector('.figure-caption')));

@@ -79,7 +79,14 @@ def test_the_report_answers_follow_the_tables():
     claims = pd.DataFrame({"id": ["P1", "P2", "E3a", "E3b", "E3c", "E3e"],
                            "verdict": ["not reproduced"] * 2 + ["partly"] * 4})
     held = report_answers(results, alignment, claims)
-    assert held["e1"].startswith("the numbers favour the alternative")
+    # without the premise (P1, P2 not reproduced) no answer concludes about a privileged basis
+    assert "cannot say" in held["e1"] and "cannot say" in held["e2"]
+    assert "favour the alternative" not in held["e1"]
+    assert "does not depend on e₁ being an axis" not in held["e2"]
+    formed = report_answers(results, alignment, claims.assign(
+        verdict=["reproduced", "partly"] + ["partly"] * 4))
+    assert formed["e1"].startswith("the numbers favour the alternative")
+    assert "does not depend on e₁ being an axis" in formed["e2"] and "cannot say" not in formed["e2"]
     assert "barely forms" in held["e3"] and "barely forms" not in report_answers(
         results, alignment, claims.assign(verdict="reproduced"))["e3"]
     lost = results.assign(kept=(results.optimizer == "adam") | (results.seed > 1))

@@ -37,3 +37,27 @@ def test_readme_names_the_two_commands_and_ci_calls_the_test_one():
     readme = (ROOT / "README.md").read_text()
     assert "make book" in readme and "make test" in readme
     assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def _readme_command(target: str) -> str:
+    """The README's command line for ``make <target>`` (from its code block of the two commands)."""
+    lines = [ln.split("#")[0].strip() for ln in (ROOT / "README.md").read_text().splitlines()]
+    found = [ln for ln in lines if ln.startswith(f"make {target}")]
+    assert found, f"the README names no `make {target}` command"
+    return found[0]
+
+
+def test_the_site_workflow_builds_the_book_as_the_readme_does_and_deploys_it_to_pages():
+    wf = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text())
+    steps = [s for job in wf["jobs"].values() for s in job["steps"]]
+    runs = [s["run"].strip() for s in steps if "run" in s]
+    assert _readme_command("book") in runs  # the same make target, not a command of its own
+    assert not any("train" in r or "pytest" in r for r in runs)  # committed tables, no training
+    uses = {s["uses"].split("@")[0]: s for s in steps if "uses" in s}
+    assert uses["actions/upload-pages-artifact"]["with"]["path"] == "_build/html"
+    assert "actions/deploy-pages" in uses
+    assert wf["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    assert wf[True]["push"]["branches"] == ["main"]  # YAML reads the key `on` as true
+    # the book command writes where the workflow uploads from
+    assert "jupyter-book build" in (ROOT / "Makefile").read_text()
+    assert "_build/html" in (ROOT / "Makefile").read_text()
