@@ -16,13 +16,11 @@ at the highest level found, if any, once its falloff runs meet the anchor criter
 
 from __future__ import annotations
 
-import dataclasses
-
 import pandas as pd
 import torch
 
-from anchorkit.config import (ModelConfig, ParameterError, RunConfig, TaskConfig, TrainConfig,
-                              check_choice)
+from anchorkit import regimes as _regimes
+from anchorkit.config import ParameterError, RunConfig, TaskConfig, check_choice
 from anchorkit.task import SYNTAX
 
 SEEDS = (1, 2)  # calibration seeds: never 704-711 (the paper's) or 800-839 (the screen's)
@@ -32,23 +30,8 @@ LENGTHS = (400, 800, 1600)  # epochs at which the premise is measured (snapshots
 PROFILES = {"scout": {"task": TaskConfig(), "step": "compiled"},
             "quick": {"task": TaskConfig(probe_per_op=16), "step": "eager"}}
 
-# name → changes from today's configuration (the weak-basis regime), by part of the RunConfig
-REGIMES: dict[str, dict[str, dict]] = {
-    "weak-basis": {},
-    "no-positions-no-biases": {"model": {"learned_positions": False, "residual_biases": False}},
-    "no-positions": {"model": {"learned_positions": False}},
-    "no-residual-biases": {"model": {"residual_biases": False}},
-    "beta2-0.999": {"train": {"beta2": 0.999}},
-    # added after the first grid (session 8): a high learning rate, decayed over the last quarter
-    # (the shorter lengths are snapshots before the decay begins), in the calibrated regime and
-    # in the two without learned positions
-    "lr-decayed": {"train": {"lr": 1e-2, "lr_decay": 0.25}},
-    "no-positions-no-biases-lr-decayed": {"model": {"learned_positions": False,
-                                                    "residual_biases": False},
-                                          "train": {"lr": 1e-2, "lr_decay": 0.25}},
-    "no-positions-lr-decayed": {"model": {"learned_positions": False},
-                                "train": {"lr": 1e-2, "lr_decay": 0.25}},
-}
+# the regimes screened (anchorkit.regimes holds the catalogue)
+REGIMES = _regimes.REGIMES
 
 # ---------------------------------------------------------------------- the decision rule
 # Fixed on 2026-11-30 before any scout run (issue 16); judged at the calibration seeds only.
@@ -90,13 +73,9 @@ large but inert spike is reported, not adopted."""
 def regime_config(regime: str, seed: int, recipe: str = "control", optimizer: str = "adam",
                   epochs: int = max(LENGTHS), profile: str = "scout") -> RunConfig:
     """The run of a regime: today's configuration with the regime's changes, at a profile."""
-    check_choice("regime", regime, tuple(REGIMES))
     check_choice("profile", profile, tuple(PROFILES))
-    changes, prof = REGIMES[regime], PROFILES[profile]
-    model = dataclasses.replace(ModelConfig(), **changes.get("model", {}))
-    train = dataclasses.replace(TrainConfig(), step=prof["step"], **changes.get("train", {}))
-    return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer, epochs=epochs, model=model,
-                     train=train, task=prof["task"])
+    prof = PROFILES[profile]
+    return _regimes.configure(regime, seed, recipe, optimizer, epochs, prof["step"], prof["task"])
 
 
 def scout_runs(regimes=tuple(REGIMES), seeds=SEEDS, recipes=("control",),

@@ -36,13 +36,24 @@ PROFILES = {
 
 
 def run_config(seed: int, recipe: str, optimizer: str, profile: str,
-               epochs: int | None = None) -> RunConfig:
-    """The run of a study at a profile; ``epochs`` overrides the profile's."""
+               epochs: int | None = None, regime: str | None = None) -> RunConfig:
+    """The run of a study at a profile, in a regime (None: the weak-basis regime, whose runs keep
+    their published hashes); ``epochs`` overrides the profile's (or the regime's)."""
+    from anchorkit import regimes
+
     check_choice("profile", profile, tuple(PROFILES))
     settings = dict(PROFILES[profile])
-    if epochs is not None:
-        settings["epochs"] = epochs
-    return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer, **settings)
+    if regime in (None, regimes.WEAK):
+        if epochs is not None:
+            settings["epochs"] = epochs
+        return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer, **settings)
+    # another regime: its changes, the compiled step at the paper profile (the eager one for a
+    # quick smoke run), the regime's length unless given
+    paper = profile == "paper"
+    return regimes.configure(
+        regime, seed, recipe, optimizer,
+        epochs if epochs is not None else regimes.SECOND_EPOCHS if paper else settings["epochs"],
+        step=regimes.STEP if paper else "eager", task=settings["task"])
 
 
 @dataclass(frozen=True)
@@ -53,13 +64,13 @@ class Pair:
     control: RunConfig
 
 
-def study_pairs(study: str, seeds, profile: str = "paper", epochs: int | None = None
-                ) -> list[Pair]:
+def study_pairs(study: str, seeds, profile: str = "paper", epochs: int | None = None,
+                regime: str | None = None) -> list[Pair]:
     """The (anchored, control) pairs a study measures; the control study pairs each control with
     itself (it has no anchored run)."""
     check_choice("study", study, STUDIES)
     seeds = check_seeds(seeds)
-    cfg = lambda s, r, o: run_config(s, r, o, profile, epochs)  # noqa: E731
+    cfg = lambda s, r, o: run_config(s, r, o, profile, epochs, regime)  # noqa: E731
     if study == "control":
         return [Pair(cfg(s, "control", "adam"), cfg(s, "control", "adam")) for s in seeds]
     if study == "split-anti-seeds":
@@ -72,11 +83,11 @@ def study_pairs(study: str, seeds, profile: str = "paper", epochs: int | None = 
     return [Pair(cfg(s, "falloff", "adam"), cfg(s, "control", "adam")) for s in seeds]
 
 
-def study_runs(study: str, seeds, profile: str = "paper", epochs: int | None = None
-               ) -> list[RunConfig]:
+def study_runs(study: str, seeds, profile: str = "paper", epochs: int | None = None,
+               regime: str | None = None) -> list[RunConfig]:
     """Every distinct run the study reads, in a stable order."""
     out: dict[str, RunConfig] = {}
-    for p in study_pairs(study, seeds, profile, epochs):
+    for p in study_pairs(study, seeds, profile, epochs, regime):
         out.setdefault(p.anchored.hash, p.anchored)
         out.setdefault(p.control.hash, p.control)
     return list(out.values())
@@ -395,7 +406,7 @@ def run_names(runs: list[RunConfig]) -> dict[str, str]:
 
 
 def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seconds: float,
-               source: dict | None = None) -> dict:
+               source: dict | None = None, regime: str | None = None) -> dict:
     """What produced a study's tables: commit, date, profile, seeds, epochs, hashes, versions."""
     import datetime
     import importlib.metadata as md
@@ -414,6 +425,7 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
         "profile": profile,
         "seeds": list(seeds),
         "epochs": runs[0].epochs,
+        **({"regime": regime} if regime not in (None, "weak-basis") else {}),
         "runs": run_names(runs),
         "python": platform.python_version(),
         "machine": machine(),
@@ -459,9 +471,11 @@ def written_for(where, study: str, seeds, profile: str, runs: list[RunConfig]) -
 
 def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = None,
               reports_dir=None, store=None, device: str = "cpu", progress: bool = True,
-              reuse: bool = False, scheduler: str | None = None) -> dict[str, pd.DataFrame]:
+              reuse: bool = False, scheduler: str | None = None, regime: str | None = None
+              ) -> dict[str, pd.DataFrame]:
     """Train (or load) a study's runs, measure every pair, and write its tables atomically to
-    ``reports_dir/<study>/`` (Parquet, with CSV beside) with ``provenance.json``.
+    ``reports_dir/<study>/`` (Parquet, with CSV beside) with ``provenance.json``; in a ``regime``
+    other than the weak basis, to ``reports_dir/<regime>/<study>/``.
 
     The work runs through ``anchorkit.executor`` on ``scheduler`` (None: ``$ANCHORKIT_SCHEDULER``,
     else a LocalCluster of one single-thread worker per core; "in-process": no Dask); the tables
@@ -479,8 +493,11 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     t0 = time.perf_counter()
     source = source_state()
     seeds = check_seeds(seeds)
-    pairs = study_pairs(study, seeds, profile, epochs)
-    runs = study_runs(study, seeds, profile, epochs)
+    pairs = study_pairs(study, seeds, profile, epochs, regime)
+    runs = study_runs(study, seeds, profile, epochs, regime)
+    if reports_dir is not None:
+        from anchorkit.regimes import reports_path
+        reports_dir = reports_path(reports_dir, regime)
     if reuse and reports_dir is not None and written_for(Path(reports_dir) / study, study, seeds,
                                                          profile, runs):
         return read_tables(Path(reports_dir) / study)
@@ -497,12 +514,12 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     out.update(derived_tables(study, out))
     if reports_dir is not None:
         write_study(Path(reports_dir) / study, out, study, seeds, profile, runs,
-                    time.perf_counter() - t0, source)
+                    time.perf_counter() - t0, source, regime)
     return out
 
 
 def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profile: str,
-                runs, wall_s: float, source: dict) -> None:
+                runs, wall_s: float, source: dict, regime: str | None = None) -> None:
     """Write a study's tables atomically to ``where`` (Parquet; CSV beside those in
     ``CSV_TABLES``), then its ``provenance.json``."""
     from anchorkit.store import write_json, write_table
@@ -510,7 +527,7 @@ def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profi
     for name, df in tables.items():
         write_table(where / f"{name}.parquet", df, csv=name in CSV_TABLES)
     write_json(where / "provenance.json",
-               provenance(study, seeds, profile, runs, wall_s, source))
+               provenance(study, seeds, profile, runs, wall_s, source, regime))
 
 
 # ---------------------------------------------------------------------- the essay's measurements

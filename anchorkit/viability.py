@@ -1,0 +1,124 @@
+"""The second regime's viability check, at the calibration seeds, before any paper seed trains.
+
+The rule (``RULE``) was fixed before the runs were read (issue 26). Falloff and its control are
+trained in the second regime at the calibration seeds under both optimizers, to the regime's
+length (1600 epochs; the weights at 400 and 800 kept) and, as a cheaper option, to 800 epochs with
+the same decay fraction. Falloff is measured against its control at the end of each run
+(``measure_pair``, no sweep) and every control's premise with the scout's measures.
+
+This is a check that the study can be asked in the regime, not a calibration: the method
+(recipes, weights, doses) stays frozen and nothing is tuned. Plain Adam's outcome is not a
+condition (it is what the report asks about) and is reported whatever it is; the calibration
+criteria of the weak-basis regime are shown beside each run, not applied as a gate.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from anchorkit import regimes, scout
+from anchorkit.measure import KEPT_THRESHOLD
+from anchorkit.task import OPS
+
+REGIME = regimes.SECOND
+SEEDS = scout.SEEDS
+RUNS = {regimes.SECOND_EPOCHS: (400, 800, 1600), 800: (800,)}  # run length → epochs measured
+SHORT = 800  # the cheaper length
+SPILL_MAX = 0.02
+SCORE_MIN = 0.90  # every op, falloff and its control
+# the cheaper length's premise, on both seeds
+SHORT_PREMISE = {"rotated_share": 0.3, "rotated_ratio": 2.0, "twin_axes_max": 0.10,
+                 "score_min": 0.93}
+
+RULE = f"""\
+**Go on** to the paper seeds if, under **rotated** Adam, at least one of the two calibration seeds
+keeps the {{term}}`anchor <Anchor>` at the end of the {regimes.SECOND_EPOCHS}-epoch runs by the
+kept/lost rule on raw {{term}}`removal <Removal>` (at least {KEPT_THRESHOLD}) with
+{{term}}`spill <Spill>` at most {SPILL_MAX} and every op scoring at least {SCORE_MIN} in both
+falloff and its {{term}}`control <Control>`. Plain Adam's outcome is reported, not a condition.
+**Train {SHORT} epochs instead** (the same decay fraction, half the cost) if the {SHORT}-epoch runs
+also meet that rule and, on both seeds, the rotated control's top rotated axis holds at least
+{SHORT_PREMISE['rotated_share']} of the energy at {SHORT_PREMISE['rotated_ratio']:g}× the next or
+more, its coordinate axes at most {SHORT_PREMISE['twin_axes_max']}, and every op of every control
+scores at least {SHORT_PREMISE['score_min']}."""
+
+
+def _scores_ok(row, roles=("anchored", "control"), least: float = SCORE_MIN) -> bool:
+    return all(row[f"{role}_score_{op}"] >= least for role in roles for op in OPS)
+
+
+def keeps(row) -> bool:
+    """Whether one falloff run (a row of ``anchors``) meets the rule: raw removal, spill, ops."""
+    return bool(row["raw_removal"] >= KEPT_THRESHOLD and row["spill"] <= SPILL_MAX
+                and _scores_ok(row))
+
+
+def viable(anchors: pd.DataFrame) -> bool:
+    """At least one rotated falloff run keeps its anchor by the rule (rows of one run length,
+    measured at its end)."""
+    rot = anchors[anchors.optimizer == "rotated"]
+    return bool(len(rot) and any(keeps(r) for _, r in rot.iterrows()))
+
+
+def premise_short_enough(premise: pd.DataFrame) -> bool:
+    """The cheaper length's premise on every seed (rows of the controls at that length)."""
+    rot = premise[premise.optimizer == "rotated"]
+    if rot.seed.nunique() < len(SEEDS) or premise.seed.nunique() < len(SEEDS):
+        return False
+    s = SHORT_PREMISE
+    return bool((rot.top_share_rotated >= s["rotated_share"]).all()
+                and (rot.top_ratio_rotated >= s["rotated_ratio"]).all()
+                and (rot.top_share_axes <= s["twin_axes_max"]).all()
+                and (premise.min_score >= s["score_min"]).all())
+
+
+def decide(anchors: pd.DataFrame, premise: pd.DataFrame) -> dict:
+    """The decision: go on or not, and at which length (``anchors`` and ``premise`` carry
+    ``run_epochs``, the run's length, and ``epochs``, the weights measured)."""
+    def at_end(t, length):
+        return t[(t.run_epochs == length) & (t.epochs == length)]
+
+    full = viable(at_end(anchors, regimes.SECOND_EPOCHS))
+    short = (viable(at_end(anchors, SHORT)) and premise_short_enough(at_end(premise, SHORT)))
+    epochs = (SHORT if short else regimes.SECOND_EPOCHS) if full else None
+    return {"regime": REGIME, "viable": full, "short_viable": short, "epochs": epochs}
+
+
+def viability_runs(profile: str = "scout"):
+    """Every run of the check: controls and falloff, both optimizers, both seeds, each length."""
+    return [c for length in RUNS for c in scout.scout_runs([REGIME], SEEDS, ("control", "falloff"),
+                                                          length, profile)]
+
+
+def run_viability(reports_dir=None, store=None, scheduler: str | None = None,
+                  profile: str = "scout", progress: bool = True) -> dict[str, pd.DataFrame]:
+    """Train what is missing, measure, decide; write ``premise``, ``anchors`` and ``decision``
+    to ``reports_dir/<regime>/viability/`` with provenance."""
+    import time
+    from pathlib import Path
+
+    from anchorkit.executor import execute
+    from anchorkit.store import RunStore
+    from anchorkit.studies import source_state, write_study
+
+    t0, source = time.perf_counter(), source_state()
+    store = store if store is not None else RunStore()
+    premise_rows, anchor_rows = [], []
+    lengths = RUNS if profile == "scout" else {4: (2, 4)}
+    for length, measured in lengths.items():
+        for recipe, rows in (("control", premise_rows), ("falloff", anchor_rows)):
+            graph, _ = scout.scout_graph([REGIME], SEEDS, measured, store, profile, recipe)
+            out = execute(graph, scheduler, progress, desc=f"viability {length} {recipe}",
+                          measured="measurements")
+            for v in out.values():
+                row = v[0] if recipe == "control" else v
+                rows.append({**row, "run_epochs": length})
+    premise, anchors = pd.DataFrame(premise_rows), pd.DataFrame(anchor_rows)
+    anchors["keeps"] = [keeps(r) for _, r in anchors.iterrows()]
+    tables = {"premise": premise, "anchors": anchors,
+              "decision": pd.DataFrame([decide(anchors, premise)])}
+    if reports_dir is not None:
+        where = regimes.reports_path(reports_dir, REGIME) / "viability"
+        write_study(Path(where), tables, "viability", list(SEEDS), profile, viability_runs(profile),
+                    time.perf_counter() - t0, source, REGIME)
+    return tables

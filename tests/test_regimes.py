@@ -1,0 +1,51 @@
+"""Regimes: the second regime is new configuration with its own run hashes; the weak-basis
+regime's runs keep the hashes they were published under."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from anchorkit import regimes, scout
+from anchorkit.config import ParameterError
+from anchorkit.studies import study_runs
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_weak_basis_regime_keeps_the_published_hashes():
+    published = json.loads((ROOT / "reports" / "rotated-basis" / "provenance.json").read_text())
+    for regime in (None, regimes.WEAK):
+        runs = study_runs("rotated-basis", range(704, 712), regime=regime)
+        assert {c.name: c.hash for c in runs} == published["runs"]
+
+
+def test_the_second_regime_has_its_own_hashes_and_its_settings():
+    weak = study_runs("rotated-basis", [704, 705])
+    second = study_runs("rotated-basis", [704, 705], regime=regimes.SECOND)
+    assert [c.name for c in weak] == [c.name for c in second]
+    assert not {c.hash for c in weak} & {c.hash for c in second}
+    for c in second:
+        assert not c.model.learned_positions and not c.model.residual_biases
+        assert (c.train.lr, c.train.lr_decay, c.train.step) == (1e-2, 0.25, "compiled")
+        assert c.epochs == regimes.SECOND_EPOCHS
+
+
+def test_the_paper_seeds_are_trained_as_the_viability_runs_were():
+    # the same configuration as the scout's runs of the regime, at other seeds
+    for rec in ("control", "falloff"):
+        for opt in ("adam", "rotated"):
+            at_1 = study_runs("rotated-basis", [1], regime=regimes.SECOND)
+            mine = next(c for c in at_1 if c.recipe == rec and c.optimizer == opt)
+            assert mine == scout.regime_config(regimes.SECOND, 1, rec, opt, regimes.SECOND_EPOCHS)
+
+
+def test_a_regime_other_than_the_weak_basis_writes_under_its_own_folder():
+    assert regimes.reports_path("reports", None) == Path("reports")
+    assert regimes.reports_path("reports", regimes.WEAK) == Path("reports")
+    assert regimes.reports_path("reports", regimes.SECOND) == Path("reports") / regimes.SECOND
+
+
+def test_an_unknown_regime_is_refused_by_name():
+    with pytest.raises(ParameterError, match="regime"):
+        study_runs("rotated-basis", [704], regime="no-such-regime")
