@@ -1,6 +1,10 @@
 """anchorkit: anchoring a concept onto a direction of a small transformer's residual stream."""
 
-from anchorkit.config import ModelConfig, RunConfig, TaskConfig, TrainConfig
+from anchorkit import kernels
+
+kernels.pin()  # before torch computes anything: training bitwise the same on any x86-64 with AVX2
+
+from anchorkit.config import ModelConfig, RunConfig, TaskConfig, TrainConfig  # noqa: E402
 
 __all__ = ["ModelConfig", "RunConfig", "TaskConfig", "TrainConfig"]
 __version__ = "0.1.0"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
+from anchorkit import kernels
 from anchorkit.config import RunConfig, TaskConfig, check_choice, check_seeds
 from anchorkit.edit import DOSES, coordinate_axes, rotated_axes
 from anchorkit.measure import (alignment_profile, contexts_per_op, cos_e1, direction_cost, drop,
@@ -429,6 +430,7 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
         "runs": run_names(runs),
         "python": platform.python_version(),
         "machine": machine(),
+        "kernels": kernels.record(),
         "versions": versions,
         "threads": torch.get_num_threads(),
         "wall_seconds": round(wall_seconds, 1),

@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from tqdm.std import tqdm
 
+from anchorkit import kernels
 from anchorkit.config import ParameterError, RunConfig, derive_seed
 from anchorkit.measure import scores_and_alignment
 from anchorkit.model import Transformer, haar_rotation, residual_axis
@@ -122,6 +123,7 @@ def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: s
     nothing in the run).
     """
     configs = _check_configs(configs)
+    kernels.check()
     done: dict[str, TrainedRun] = {}
     pending: dict[tuple, list] = {}
     for cfg in configs:
@@ -237,6 +239,7 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, sn
         run = TrainedRun(c, initial[i], model.member_state(i), traj)
         if store is not None:
             store.save_final(c, run.final, traj, {"wall_seconds_ensemble": wall, "ensemble_size": E,
-                                                  "resumed_from_epoch": start})
+                                                  "resumed_from_epoch": start, "step": tcfg.step,
+                                                  "machine": kernels.record()})
         runs.append(run)
     return runs

@@ -1,0 +1,59 @@
+"""The CPU kernels are pinned to AVX2 paths, so that training is bitwise the same on any x86-64
+machine with AVX2 (an AVX-512 machine included), and the machine is recorded with every run."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from anchorkit import kernels
+
+ROOT = Path(__file__).resolve().parent.parent
+X86_AVX2 = "avx2" in kernels.cpu_flags()
+
+
+@pytest.mark.skipif(not X86_AVX2, reason="the pin applies to x86-64 machines with AVX2")
+def test_importing_anchorkit_pins_the_kernels_unless_native_ones_are_asked_for():
+    code = ("import anchorkit, torch; torch.ones(2) @ torch.ones(2); "
+            "print(torch.backends.cpu.get_cpu_capability())")
+    env = {k: v for k, v in os.environ.items() if k not in kernels.PINS and k != kernels.NATIVE}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[-1] == "AVX2"
+    if "avx512f" in kernels.cpu_flags():  # only such a machine has other kernels to fall back on
+        native = subprocess.run([sys.executable, "-c", code], env={**env, kernels.NATIVE: "1"},
+                                capture_output=True, text=True, check=True).stdout.split()
+        assert native[-1] != "AVX2"
+
+
+def test_the_record_names_the_cpu_its_extensions_and_the_pins():
+    r = kernels.record(threads=1)
+    assert r["cpu"] and r["capability"] and r["threads"] == 1
+    assert set(r["pinned"]) <= set(kernels.PINS)
+    json.dumps(r)  # it goes into meta.json and provenance.json
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not X86_AVX2, reason="the pin applies to x86-64 machines with AVX2")
+def test_a_published_run_retrains_bitwise_on_this_machine(tmp_path):
+    """control-adam-704 was trained on an AVX2-only machine; with the pin, any x86-64 machine with
+    AVX2 retrains it to the same bits (about 2.5 min of one core)."""
+    code = f"""
+import torch, anchorkit
+torch.set_num_threads(1)
+from safetensors.torch import load_file
+from anchorkit.store import RunStore
+from anchorkit.studies import run_config
+from anchorkit.train import train
+cfg = run_config(704, "control", "adam", "paper")
+run = train([cfg], RunStore({str(tmp_path)!r}, published=None), progress=False)[0]
+ref = load_file("published/runs/" + cfg.hash + "/final.safetensors")
+print(all(torch.equal(ref[k], run.final[k]) for k in ref))
+"""
+    env = {k: v for k, v in os.environ.items() if k not in kernels.PINS and k != kernels.NATIVE}
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out[-1] == "True"
