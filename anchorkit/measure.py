@@ -91,6 +91,13 @@ def syntax_positions(task, batch: Batch) -> torch.Tensor:
 
 def syntax_cosines(model: Transformer, basis: torch.Tensor) -> dict[str, torch.Tensor]:
     """For each syntax token, the largest |cos| between its embedding and any basis vector (E,)."""
+    return {sym: cos for sym, (_, cos) in syntax_vectors(model, basis).items()}
+
+
+def syntax_vectors(model: Transformer, basis: torch.Tensor
+                   ) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """For each syntax token, the basis vector that holds its embedding: the index of the vector
+    with the largest |cos| with the embedding, and that |cos| (each (E,))."""
     from anchorkit.task import SYNTAX, token_id
 
     if basis.dim() == 2:
@@ -101,7 +108,8 @@ def syntax_cosines(model: Transformer, basis: torch.Tensor) -> dict[str, torch.T
             e = model.W_E[:, token_id(model.task, sym)]  # (E, D)
             cos = (basis @ e.unsqueeze(-1)).squeeze(-1) / (e.norm(dim=-1, keepdim=True)
                                                            * basis.norm(dim=-1))
-            out[sym] = cos.abs().max(1).values
+            best = cos.abs().max(1)
+            out[sym] = (best.indices, best.values)
     return out
 
 

@@ -1,0 +1,94 @@
+"""The directions of note of a run, along its own basis (the coordinate axes under plain Adam, the
+seed's rotated axes under rotated Adam):
+
+- the **top-energy** direction: the largest energy share at the last slice (all positions);
+- the **syntax** direction: the basis vector that holds the syntax tokens, i.e. for each of
+  ``?``, ``,``, ``=``, ``⏎`` the vector with the largest |cos| with its embedding, and the vector
+  that most of the four share (ties: the one with the larger summed |cos|);
+- the **costliest** direction: the largest direction cost (mean drop over ops at full dose).
+
+For each: its index, cost, energy share, and cos with e₁. In the source report the three coincide
+(its spike *is* the rotated vector holding the syntax tokens); here they need not, and a measure
+defined through one of them says which. The inputs are a study's ``spectra`` and ``basis`` tables
+(the direction sweep) and the runs' weights, so no forward beyond what the study ran is needed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pandas as pd
+import torch
+
+from anchorkit.config import RunConfig
+from anchorkit.edit import coordinate_axes, rotated_axes
+from anchorkit.measure import syntax_vectors
+from anchorkit.task import SYNTAX
+
+KINDS = ("top energy", "syntax", "costliest")
+
+
+def own_basis(cfg: RunConfig) -> tuple[str, torch.Tensor]:
+    """The name and vectors (rows) of the basis the run's optimizer scales in."""
+    from anchorkit.train import rotation
+
+    if cfg.optimizer == "adam":
+        return "axes", coordinate_axes(cfg.model.d_model)
+    return "rotated", rotated_axes(rotation(cfg))
+
+
+def shared_vector(indices: dict[str, int], cosines: dict[str, float]) -> tuple[int, int]:
+    """The vector most syntax tokens sit on, and how many do (ties: larger summed |cos|)."""
+    counts = Counter(indices.values())
+    best = max(counts, key=lambda k: (counts[k], sum(c for s, c in cosines.items()
+                                                     if indices[s] == k)))
+    return int(best), counts[best]
+
+
+def notable(cfg: RunConfig, state: dict, shares: pd.Series, costs: pd.Series,
+            role: str = "control") -> pd.DataFrame:
+    """The three directions of note of one run: ``shares`` and ``costs`` are indexed by the
+    direction's index along the run's own basis."""
+    from anchorkit.train import load_model
+
+    name, basis = own_basis(cfg)
+    vecs = syntax_vectors(load_model([cfg], [state]), basis)
+    idx = {s: int(vecs[s][0][0]) for s in SYNTAX}
+    cos = {s: float(vecs[s][1][0]) for s in SYNTAX}
+    syntax, n_tokens = shared_vector(idx, cos)
+    picks = {"top energy": int(shares.idxmax()), "syntax": syntax,
+             "costliest": int(costs.idxmax())}
+    rows = []
+    for kind, k in picks.items():
+        row = {"run": cfg.name, "hash": cfg.hash, "seed": cfg.seed, "optimizer": cfg.optimizer,
+               "recipe": cfg.recipe, "role": role, "basis": name, "kind": kind, "index": k,
+               "share": float(shares.get(k, float("nan"))),
+               "cost": float(costs.get(k, float("nan"))), "cos_e1": float(basis[k, 0]),
+               "is_top_energy": k == picks["top energy"]}
+        if kind == "syntax":
+            row["tokens_on_it"] = n_tokens
+            row.update({f"syntax_vector_{s}": idx[s] for s in SYNTAX})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def notable_table(runs: list[RunConfig], spectra: pd.DataFrame, basis: pd.DataFrame, store,
+                  roles=("control", "anchored")) -> pd.DataFrame:
+    """The directions of note of every run of a study that has a sweep (``runs`` by name; the
+    study's ``spectra`` and ``basis`` tables), as one table. A run that appears in several pairs
+    (a control) is listed once."""
+    by_name = {c.name: c for c in runs}
+    out, seen = [], set()
+    for (run, role), g in basis[basis.role.isin(roles)].groupby(["run", "role"], sort=True):
+        # a control's rows are filed under the pair's falloff run name; its own name is control_run
+        name = g.control_run.iloc[0] if role == "control" else run
+        if name in seen:
+            continue
+        seen.add(name)
+        cfg = by_name[name]
+        own, _ = own_basis(cfg)
+        mine = g[g.basis == own].set_index("direction")
+        sp = spectra[(spectra.run == run) & (spectra.role == role) & (spectra.basis == own)]
+        out.append(notable(cfg, store.load_final(cfg), sp.set_index("direction").share,
+                           mine.cost.dropna(), role))
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
