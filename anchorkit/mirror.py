@@ -132,3 +132,19 @@ def at_least_by_chance(chances: list[float], k: int) -> float:
     for q in chances:  # the count's distribution, one seed at a time
         dist = np.concatenate([dist * (1 - q), [0.0]]) + np.concatenate([[0.0], dist * q])
     return float(dist[k:].sum())
+
+
+def mirror_page_table(test: pd.DataFrame):
+    """The mirror-image test as a reader's table (words for headers, numbers rounded)."""
+    from anchorkit.report import number
+
+    out = pd.DataFrame({
+        "measure": test.label,
+        "plain Adam": [number(v, ".3f") for v in test.plain],
+        "rotated Adam": [number(v, ".3f") for v in test.rotated],
+        "rotated − plain (per seed, median)": [number(v, "+.3f") for v in test.difference],
+        "seeds with rotated larger": [f"{k} of {n}" for k, n in zip(test.rotated_larger,
+                                                                   test.seeds)],
+        "p": [number(v, ".3f") for v in test.p], "p after Holm": [number(v, ".3f")
+                                                                 for v in test.p_holm]})
+    return out.style.hide(axis="index")
