@@ -4,7 +4,12 @@ seed's rotated axes under rotated Adam):
 - the **top-energy** direction: the largest energy share at the last slice (all positions);
 - the **syntax** direction: the basis vector that holds the syntax tokens, i.e. for each of
   ``?``, ``,``, ``=``, ``⏎`` the vector with the largest |cos| with its embedding, and the vector
-  that most of the four share (ties: the one with the larger summed |cos|);
+  that most of the four share (ties: the one with the larger summed |cos|). A token counts only
+  where that |cos| is above chance (``SYNTAX_CHANCE``, the 95th percentile of a random vector's
+  largest |cos| with the basis): below it the largest |cos| is the argmax of a flat profile and
+  places the token nowhere. (Set so on 2026-12-01, after the weak regime showed e₁ as the argmax
+  of a |cos| of 0.29 on one seed; the second regime's paper seeds were not yet trained.) With no
+  token above chance the run has no syntax direction;
 - the **costliest** direction: the largest direction cost (mean drop over ops at full dose).
 
 For each: its index, cost, energy share, and cos with e₁. In the source report the three coincide
@@ -22,10 +27,11 @@ import torch
 
 from anchorkit.config import RunConfig
 from anchorkit.edit import coordinate_axes, rotated_axes
-from anchorkit.measure import syntax_vectors
+from anchorkit.measure import chance_cos, syntax_vectors
 from anchorkit.task import SYNTAX
 
 KINDS = ("top energy", "syntax", "costliest")
+SYNTAX_CHANCE = chance_cos(64, 0.95)
 
 
 def own_basis(cfg: RunConfig) -> tuple[str, torch.Tensor]:
@@ -37,11 +43,15 @@ def own_basis(cfg: RunConfig) -> tuple[str, torch.Tensor]:
     return "rotated", rotated_axes(rotation(cfg))
 
 
-def shared_vector(indices: dict[str, int], cosines: dict[str, float]) -> tuple[int, int]:
-    """The vector most syntax tokens sit on, and how many do (ties: larger summed |cos|)."""
+def shared_vector(indices: dict[str, int], cosines: dict[str, float]) -> tuple[int | None, int]:
+    """The vector most syntax tokens sit on, and how many do (ties: larger summed |cos|); tokens
+    whose |cos| is not above chance sit on none (``None, 0`` when no token is above it)."""
+    indices = {s: k for s, k in indices.items() if cosines[s] > SYNTAX_CHANCE}
+    if not indices:
+        return None, 0
     counts = Counter(indices.values())
     best = max(counts, key=lambda k: (counts[k], sum(c for s, c in cosines.items()
-                                                     if indices[s] == k)))
+                                                     if indices.get(s) == k)))
     return int(best), counts[best]
 
 
@@ -59,15 +69,20 @@ def notable(cfg: RunConfig, state: dict, shares: pd.Series, costs: pd.Series,
     picks = {"top energy": int(shares.idxmax()), "syntax": syntax,
              "costliest": int(costs.idxmax())}
     rows = []
+    nan = float("nan")
     for kind, k in picks.items():
         row = {"run": cfg.name, "hash": cfg.hash, "seed": cfg.seed, "optimizer": cfg.optimizer,
                "recipe": cfg.recipe, "role": role, "basis": name, "kind": kind, "index": k,
-               "share": float(shares.get(k, float("nan"))),
-               "cost": float(costs.get(k, float("nan"))), "cos_e1": float(basis[k, 0]),
+               "share": nan if k is None else float(shares.get(k, nan)),
+               "cost": nan if k is None else float(costs.get(k, nan)),
+               "cos_e1": nan if k is None else float(basis[k, 0]),
                "is_top_energy": k == picks["top energy"]}
         if kind == "syntax":
             row["tokens_on_it"] = n_tokens
-            row.update({f"syntax_vector_{s}": idx[s] for s in SYNTAX})
+            # each token's vector where its |cos| is above chance, else -1 (on none)
+            row.update({f"syntax_vector_{s}": idx[s] if cos[s] > SYNTAX_CHANCE else -1
+                        for s in SYNTAX})
+            row.update({f"syntax_cos_{s}": cos[s] for s in SYNTAX})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -91,4 +106,7 @@ def notable_table(runs: list[RunConfig], spectra: pd.DataFrame, basis: pd.DataFr
         sp = spectra[(spectra.run == run) & (spectra.role == role) & (spectra.basis == own)]
         out.append(notable(cfg, store.load_final(cfg), sp.set_index("direction").share,
                            mine.cost.dropna(), role))
-    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+    table = pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+    if "index" in table:
+        table["index"] = table["index"].astype("Int64")
+    return table

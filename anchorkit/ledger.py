@@ -22,13 +22,13 @@ The claims are the source report's, in our words, never tuned towards.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import pandas as pd
 
+from anchorkit.measure import chance_cos
 from anchorkit.report import summary
 from anchorkit.task import SYNTAX
 
@@ -40,17 +40,6 @@ SCORE_TOL = 0.03  # removal, landing, scores (about one run's sampling error of 
 ABOUT = 0.1  # "about x": within 0.1 of x
 RESOLUTION = 0.01  # the smallest difference of two costs (score units) that orders them
 KURTOSIS_TOL = 0.2
-
-
-@functools.lru_cache(maxsize=None)
-def chance_cos(dim: int = 64, draws: int = 20000) -> float:
-    """The median, over random unit vectors of ``dim`` dimensions, of their largest |cos| with the
-    vectors of an orthonormal basis (about 0.32 in 64 dimensions): a |cos| claim's chance level."""
-    import torch
-
-    g = torch.Generator().manual_seed(0)
-    u = torch.randn(draws, dim, generator=g, dtype=torch.float64)
-    return float((u.abs().max(1).values / u.norm(dim=1)).median())
 
 
 class Tables:

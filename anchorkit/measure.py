@@ -7,6 +7,8 @@ contexts, clean (no edit), null (null set) or edited (with hooks).
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
 from anchorkit.model import Hook, Transformer
@@ -87,6 +89,18 @@ def syntax_positions(task, batch: Batch) -> torch.Tensor:
 
     ids = torch.tensor([token_id(task, sym) for sym in SYNTAX])
     return torch.isin(batch.tokens.flatten(), ids.to(batch.tokens.device))
+
+
+@functools.lru_cache(maxsize=None)
+def chance_cos(dim: int = 64, quantile: float = 0.5, draws: int = 20000) -> float:
+    """A quantile, over random unit vectors of ``dim`` dimensions, of their largest |cos| with the
+    vectors of an orthonormal basis: the chance level of a syntax |cos| (median about 0.32 in 64
+    dimensions, 95th percentile about 0.41). A |cos| below the 95th percentile does not place a
+    token on a vector: it is the argmax of a flat profile."""
+    g = torch.Generator().manual_seed(0)
+    u = torch.randn(draws, dim, generator=g, dtype=torch.float64)
+    return float(torch.quantile(u.abs().max(1).values / u.norm(dim=1),
+                                torch.tensor(quantile, dtype=torch.float64)))
 
 
 def syntax_cosines(model: Transformer, basis: torch.Tensor) -> dict[str, torch.Tensor]:

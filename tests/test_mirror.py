@@ -77,3 +77,16 @@ def test_the_costliest_direction_is_reported_apart_from_the_top_energy_one():
     costly = t.loc["costliest"]
     assert costly["index"] == 0 and costly["cos_e1"] == 1 and costly["cost"] == pytest.approx(0.85)
     assert not costly["is_top_energy"] and costly["share"] == pytest.approx(0.01)
+
+
+def test_a_token_at_chance_level_sits_on_no_vector():
+    """The argmax of a flat |cos| profile names no syntax axis (the measure's failure mode)."""
+    cfg = small()
+    state = initial_state(cfg)
+    for sym in SYNTAX:  # every syntax embedding spread evenly over the axes: |cos| 1/8 with each
+        state["W_E"][token_id(cfg.task, sym)] = torch.ones(64)
+    t = directions.notable(cfg, state, pd.Series([1 / 64] * 64), pd.Series([0.0] * 64))
+    syn = t.set_index("kind").loc["syntax"]
+    assert pd.isna(syn["index"]) and syn["tokens_on_it"] == 0
+    assert all(syn[f"syntax_vector_{s}"] == -1 for s in SYNTAX)
+    assert 0.38 < directions.SYNTAX_CHANCE < 0.43
