@@ -32,16 +32,20 @@ def count(flags) -> str:
     return f"{int(f.sum())} of {len(f)}"
 
 
-def count_defined(flags, undefined: str = "no spike") -> str:
-    """``k of n`` for a boolean column that may be undefined (NA) on some rows, which are left
-    out of n and counted apart: ``k of n (m with no spike)``."""
-    f = pd.Series(flags, dtype="boolean")
-    n = int(f.notna().sum())
-    if n == 0:
-        return f"no case (all {len(f)} with {undefined})"
-    text = f"{int(f.fillna(False).sum())} of {n}"
-    missing = len(f) - n
-    return text + (f" ({missing} with {undefined})" if missing else "")
+def count_moved(moved, anchored_has, control_has) -> str:
+    """Whether falloff's spike moved, counted over the seeds where it is defined (both runs have a
+    spike), with the other seeds split by their denominators: a spike in one run only, in neither.
+    ``moved on k of n seeds where both runs have a spike (m with a spike in one run only, j in
+    neither)``."""
+    a = pd.Series(anchored_has, dtype=bool).to_numpy()
+    c = pd.Series(control_has, dtype=bool).to_numpy()
+    m = pd.Series(moved, dtype="boolean")
+    both, one, neither = int((a & c).sum()), int((a ^ c).sum()), int((~a & ~c).sum())
+    k = int(m[a & c].fillna(False).sum())
+    rest = f"{one} with a spike in one run only, {neither} in neither"
+    if both == 0:
+        return f"cannot be compared: no seed where both runs have one ({rest})"
+    return f"moved on {k} of the {both} seeds where both runs have a spike ({rest})"
 
 
 def seed_text(seeds) -> str:

@@ -227,3 +227,61 @@ def test_every_chart_has_a_caption_under_it(html, browser):
         if n:
             missing[str(page.relative_to(html))] = n
     assert missing == {}
+
+
+class _Tables(HTMLParser):
+    """Every table of a page: its caption and its rows of cell texts."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: list[dict] = []
+        self._cell: list[str] | None = None
+        self._in_caption = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append({"caption": "", "rows": []})
+        elif tag == "caption":
+            self._in_caption = True
+        elif tag == "tr" and self.tables:
+            self.tables[-1]["rows"].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag == "caption":
+            self._in_caption = False
+        elif tag in ("td", "th") and self._cell is not None and self.tables:
+            self.tables[-1]["rows"][-1].append("".join(self._cell).strip())
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._in_caption and self.tables:
+            self.tables[-1]["caption"] += data
+        elif self._cell is not None:
+            self._cell.append(data)
+
+
+MOVED = (r"(?:moved on (\d+) of the (\d+) seeds where both runs have a spike|cannot be compared: "
+         r"no seed where both runs have one) \((\d+) with a spike in one run only, (\d+) in neither\)")
+
+
+def test_the_e3_moved_count_agrees_with_the_e3_table_beside_it(html):
+    """The counting sentence of E3 is computed from the table shown under it: its denominators
+    (both runs with a spike, one only, neither) and its count, read back from the built page."""
+    source = (html / REPORT).read_text()
+    p = _Tables()
+    p.feed(source)
+    table = next(t for t in p.tables if t["caption"].strip().startswith("E3 per seed"))
+    rows = {r[0]: r[1:] for r in table["rows"] if r}
+    control = [v != "–" for v in rows["spike share, control"]]
+    falloff = [v != "–" for v in rows["spike share, falloff"]]
+    both = sum(a and c for a, c in zip(falloff, control))
+    one = sum(a != c for a, c in zip(falloff, control))
+    moved = sum(v == "yes" for v in rows["spike moved"])
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", source))
+    m = re.search(MOVED, text[text.index("Where the privileged basis went"):])
+    assert m, "the E3 moved sentence was not found"
+    said = [int(g) if g is not None else None for g in m.groups()]
+    assert said[2:] == [one, len(control) - both - one]
+    assert said[:2] == ([moved, both] if both else [None, None])

@@ -48,13 +48,18 @@ def test_screen_scope_reads_the_net_removal_row_of_the_rate_table():
     assert "evidence null" not in text and "evidence null" in screen_scope(rate_table(results), True)
 
 
-def test_count_defined_leaves_undefined_rows_out_and_says_how_many():
-    from anchorkit.report import count_defined
+def test_a_moved_count_names_its_denominator_and_the_seeds_it_leaves_out():
+    from anchorkit.report import count_moved
 
-    flags = pd.Series([True, False, None, True, None], dtype="boolean")
-    assert count_defined(flags) == "2 of 3 (2 with no spike)"
-    assert count_defined(pd.Series([True, False], dtype="boolean")) == "1 of 2"
-    assert count_defined(pd.Series([None, None], dtype="boolean")) == "no case (all 2 with no spike)"
+    # 8 seeds: both runs have a spike on 2 (one moved), one run only on 4, neither on 2
+    has_a = [True, True, True, True, False, False, False, False]
+    has_c = [True, True, False, False, True, True, False, False]
+    moved = pd.Series([True, False] + [None] * 6, dtype="boolean")
+    assert count_moved(moved, has_a, has_c) == (
+        "moved on 1 of the 2 seeds where both runs have a spike "
+        "(4 with a spike in one run only, 2 in neither)")
+    none = count_moved(pd.Series([None] * 8, dtype="boolean"), [False] * 7 + [True], [False] * 8)
+    assert none.startswith("cannot be compared") and "1 with a spike in one run only, 7 in neither" in none
 
 
 def test_seed_text_reads_a_run_of_seeds_as_a_range():
