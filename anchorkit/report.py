@@ -273,3 +273,31 @@ def by_seed(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: str
     out = pd.DataFrame.from_dict(rows, orient="index", columns=[str(s) for s in df["seed"]])
     out.columns.name = "seed"
     return out.style.set_caption(caption)
+
+
+def rerun_verdict(comparison: pd.DataFrame, prov: dict) -> str:
+    """What a re-run from scratch showed, from its comparison table and its provenance record
+    (``scripts.rerun_compare``): the machine and kernels it ran on, whether the retrained weights
+    equal the published ones bit for bit, and how many values of the results table agree."""
+    k = prov.get("kernels")
+    where = ("on a machine that was not recorded" if not k else
+             f"on {k['cpu']} ({', '.join(k['vector_extensions']) or 'no vector extensions'}; torch "
+             f"kernels {k['capability']}, "
+             + ("pinned to AVX2" if k.get("pinned") else "the machine's own, not pinned")
+             + f"; {k['threads']} thread{'s' * (k['threads'] != 1)})")
+    n, out = len(comparison), int((~comparison.within_tolerance).sum())
+    tol = prov["tolerance"]
+    weights = prov.get("weights_bitwise_equal")
+    largest = number(float(comparison.difference.abs().max()), ".2g") if n else "–"
+    values = (f"all {n} values of its results table agree within {tol:g}" if out == 0 else
+              f"{out} of {n} values of its results table differ beyond {tol:g} (largest {largest})")
+    if weights is None:
+        w = "whether its weights equal the published ones was not recorded"
+    elif all(weights.values()):
+        w = (f"its final weights equal the published ones bit for bit ({len(weights)} of "
+             f"{len(weights)} runs)")
+    else:
+        w = (f"its final weights differ from the published ones ({sum(weights.values())} of "
+             f"{len(weights)} runs equal): training here rounded differently from the machine "
+             "that trained them")
+    return f"Retrained from scratch {where}, {w}; {values}."
