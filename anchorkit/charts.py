@@ -266,3 +266,69 @@ def over_training(premise: pd.DataFrame, measure: str, title: str, log: bool = F
     return alt.layer(seeds, median, data=df).properties(width=220, height=160).facet(
         column=alt.Column("optimizer_name:N", title=None,
                           sort=list(OPTIMIZER_NAMES.values())))
+
+
+LEVEL_COLOURS = {"none": "#e6e6e6", "functional": "#9ecae1", "clear": "#4292c6",
+                 "report-strength": "#08306b"}
+
+
+def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame):
+    """The optimizer scout at a glance: one cell per regime and training length, coloured by the
+    level of basis every calibration seed reaches (the weakest seed's); each seed's own level and
+    whether every control scored above the floor on hover. ``levels``: per regime, epochs, seed;
+    ``regimes``: per regime and epochs."""
+    _require(levels, ["regime", "epochs", "seed", "level"], "level_grid")
+    _require(regimes, ["regime", "epochs", "level", "controls_score"], "level_grid")
+    per_seed = (levels.assign(seed_level=levels.seed.astype(str) + ": " + levels.level)
+                .groupby(["regime", "epochs"]).seed_level.agg(", ".join).reset_index())
+    df = regimes.merge(per_seed, on=["regime", "epochs"]).assign(
+        scores=lambda d: d.controls_score.map({True: "every op ≥ floor", False: "below the floor"}))
+    order = list(LEVEL_COLOURS)
+    return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
+        x=alt.X("epochs:O", title="training length (epochs)", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("regime:N", title=None, sort=sorted(df.regime.unique())),
+        color=alt.Color("level:N", title="level (both seeds)", sort=order,
+                        scale=alt.Scale(domain=order, range=list(LEVEL_COLOURS.values())),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=["regime:N", "epochs:O", alt.Tooltip("level:N", title="level, both seeds"),
+                 alt.Tooltip("seed_level:N", title="by seed"),
+                 alt.Tooltip("scores:N", title="controls' scores")],
+    ).properties(width=240, height=22 * df.regime.nunique())
+
+
+VERDICT_COLOURS = {"reproduced": "#1a9850", "partly": "#fdae61", "not reproduced": "#d73027",
+                   "not comparable": "#bdbdbd"}
+
+
+def verdict_grid(ledger: pd.DataFrame):
+    """The reproduction ledger at a glance: one cell per claim (rows, in the ledger's order) and
+    regime (columns), coloured by its verdict; the claim, our figure and the rule on hover."""
+    _require(ledger, ["id", "claim", "regime", "verdict", "ours"], "verdict_grid")
+    order = list(VERDICT_COLOURS)
+    return alt.Chart(ledger).mark_rect(stroke="white", strokeWidth=2).encode(
+        x=alt.X("regime:N", title=None, axis=alt.Axis(labelAngle=0, orient="top")),
+        y=alt.Y("id:N", title=None, sort=list(dict.fromkeys(ledger.id))),
+        color=alt.Color("verdict:N", sort=order, title=None,
+                        scale=alt.Scale(domain=order, range=list(VERDICT_COLOURS.values())),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=["id:N", "claim:N", "regime:N", "verdict:N", alt.Tooltip("ours:N", title="ours")],
+    ).properties(width=110 * ledger.regime.nunique(), height=16 * ledger.id.nunique())
+
+
+def paired_by_seed(results: pd.DataFrame, column: str, title: str, threshold: float | None = None):
+    """One value per run for the rotated runs and their plain-Adam twins, joined by a line per
+    seed (a paired dot plot); a dashed rule at ``threshold``."""
+    _require(results, ["seed", "optimizer", column], "paired_by_seed")
+    df = results.assign(optimizer_name=results.optimizer.map(GROUPS))
+    x = alt.X("optimizer_name:N", title=None, sort=[GROUPS["adam"], GROUPS["rotated"]],
+              axis=alt.Axis(labelAngle=0, labelLimit=200))
+    y = alt.Y(f"{column}:Q", title=title)
+    lines = alt.Chart().mark_line(color="#999", strokeWidth=1).encode(x=x, y=y, detail="seed:N")
+    dots = alt.Chart().mark_circle(size=60, opacity=0.9).encode(
+        x=x, y=y, color=alt.Color("optimizer_name:N", legend=None, scale=GROUP_COLORS),
+        tooltip=["seed:Q", "optimizer_name:N", alt.Tooltip(f"{column}:Q", format=".3f")])
+    layers = [lines, dots]
+    if threshold is not None:
+        layers.append(alt.Chart(pd.DataFrame({"y": [threshold]})).mark_rule(
+            strokeDash=[4, 3], color="black").encode(y="y:Q"))
+    return alt.layer(*layers, data=df).properties(width=160, height=220)

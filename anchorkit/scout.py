@@ -406,7 +406,9 @@ def decision_text(decision: pd.Series, regimes: pd.DataFrame) -> str:
     """The decision in one or two sentences, from the tables."""
     reached = regimes[regimes["level"] != "none"]
     found = ("; ".join(f"{r['regime']} at {r['epochs']} epochs: {r['level']}"
-                       + ("" if r["controls_score"] else f" (a control scores below {SCORE_MIN})")
+                       + ("" if r["controls_score"] else
+                          f", though a control scores below {SCORE_MIN}, which the rule asks "
+                          "of every run")
                        for _, r in cost_first(reached).iterrows())
              if len(reached) else "no regime and length reached even a functional spike")
     if decision["decision"] == "adopt":
@@ -425,12 +427,17 @@ def cost_first(regimes: pd.DataFrame) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------- what the scout found
+def and_list(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: per-seed values read as a list, not as a ratio."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _cells(premise: pd.DataFrame, optimizer: str, column: str) -> pd.DataFrame:
     """Per regime and length: ``column`` of the controls under ``optimizer``, its weakest seed's
     value (the minimum) and every seed's, seed order."""
     df = premise[premise.optimizer == optimizer].sort_values("seed")
     return (df.groupby(["regime", "epochs"])[column]
-            .agg(weakest="min", seeds=lambda v: " / ".join(f"{x:.2f}" for x in v))
+            .agg(weakest="min", seeds=lambda v: and_list([f"{x:.2f}" for x in v]))
             .reset_index())
 
 
@@ -448,7 +455,7 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
     control, top or not) and ``growth`` (the top-axis share from the shortest to the longest
     length, per regime). A regime and length counts by its weakest calibration seed;
     values are listed per seed in seed order."""
-    seeds = " / ".join(str(s) for s in sorted(premise["seed"].unique()))
+    seeds = and_list([str(s) for s in sorted(premise["seed"].unique())])
     short, long = int(premise["epochs"].min()), int(premise["epochs"].max())
     size = _best(premise, "adam", "top_share_axes")
     share = _cells(premise, "adam", "top_share_axes").set_index(["regime", "epochs"])
@@ -489,7 +496,7 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
     most = _best(plain, "adam", "costliest")
     cell = plain[(plain.optimizer == "adam") & (plain.regime == most["regime"])
                  & (plain.epochs == most["epochs"])].sort_values("seed")
-    tops = " / ".join(f"{x:.2f}" for x in cell["top_cost"])
+    tops = and_list([f"{x:.2f}" for x in cell["top_cost"]])
     found["elsewhere"] = (
         f"The costliest single coordinate axis of a plain-Adam control, top or not, counted by "
         f"its weakest seed, cost {most['seeds']} ({most['regime']} at {int(most['epochs'])} "

@@ -192,15 +192,15 @@ def test_premise_findings_judge_each_cell_by_its_weakest_seed():
             *both(2, plain={"top_share_axes": 0.30}, regime="a", epochs=800)]
     found = scout.premise_findings(table(*rows), reference="a")
     # a at 400 has the largest single share (0.40) but its weakest seed is 0.10; b is 0.22
-    assert "0.30 / 0.30 (seeds 1 / 2) in the a regime at 800 epochs" in found["size"]
-    assert "against 0.40 / 0.10 in the a regime at 400 epochs" in found["size"]
+    assert "0.30 and 0.30 (seeds 1 and 2) in the a regime at 800 epochs" in found["size"]
+    assert "against 0.40 and 0.10 in the a regime at 400 epochs" in found["size"]
     # a at 800 has a rotated twin with a large coordinate axis on seed 1: not reversed there
     assert found["reversal"].split("; ")[0].endswith("in a at 400, b at 400")
     # b's spike is costly on one seed only: the weakest seed decides
-    assert "cost a plain-Adam control 0.50 / 0.50 (a at 800 epochs)" in found["function"]
+    assert "cost a plain-Adam control 0.50 and 0.50 (a at 800 epochs)" in found["function"]
     assert found["function"].endswith("functional on every seed in a at 800; the rotated twin's in "
                                       "a at 400, b at 400, a at 800")
-    assert found["growth"].endswith("a 0.40 / 0.10 → 0.30 / 0.30")
+    assert found["growth"].endswith("a 0.40 and 0.10 → 0.30 and 0.30")
 
 
 def test_a_costly_axis_that_is_not_the_top_is_found_and_named_apart():
@@ -211,12 +211,12 @@ def test_a_costly_axis_that_is_not_the_top_is_found_and_named_apart():
             *both(1, plain={"top_cost": 0.3}, regime="b"),
             *both(2, plain={"top_cost": 0.01, "costliest_other_cost": 0.9}, regime="b")]
     found = scout.premise_findings(table(*rows))
-    assert "cost 0.80 / 0.80 (a at 800 epochs), where the top axis (share 0.35 / 0.35) cost " \
-           "0.01 / 0.01: on every seed" in found["elsewhere"]
+    assert "cost 0.80 and 0.80 (a at 800 epochs), where the top axis (share 0.35 and 0.35) " \
+           "cost 0.01 and 0.01: on every seed" in found["elsewhere"]
     assert not scout.seed_levels(table(*rows[:4]))["functional"].any()
     # in b the costliest axis is the top on seed 1: no claim that it lies elsewhere
     alone = scout.premise_findings(table(*rows[4:]))
-    assert alone["elsewhere"].endswith("cost 0.30 / 0.01")
+    assert alone["elsewhere"].endswith("cost 0.30 and 0.01")
 
 
 def test_the_decision_text_says_when_a_level_comes_with_controls_below_the_floor():
@@ -226,8 +226,8 @@ def test_the_decision_text_says_when_a_level_comes_with_controls_below_the_floor
         {"regime": "c", "epochs": 400, "seeds": 2, "level": "none", "controls_score": True}])
     decision = scout.decide(regimes)
     text = scout.decision_text(pd.Series(decision), regimes)
-    assert text.endswith("b at 400 epochs: functional; a at 800 epochs: functional "
-                         "(a control scores below 0.95).")
+    assert text.endswith("b at 400 epochs: functional; a at 800 epochs: functional, though a "
+                         "control scores below 0.95, which the rule asks of every run.")
     assert decision["decision"] == "none"
 
 
