@@ -72,7 +72,7 @@ def alignment_by_slice(alignment: pd.DataFrame, weights: pd.DataFrame | None = N
     panel = alt.Chart(weights).mark_line(point=True).encode(
         x=alt.X("slice:O", axis=alt.Axis(labelExpr=_slice_label_expr(), labelAngle=0)),
         y=alt.Y("weight:Q", scale=alt.Scale(type="symlog", constant=0.01), title="recipe weight",
-                axis=alt.Axis(values=[0, 0.03, 0.1, 0.2, 0.5, 1.0])),  # the weights' own scale
+                axis=alt.Axis(values=[0, 0.03, 0.1, 0.2, 0.5, 1.0], format="~g")),  # their own scale
         color=alt.Color("term:N", title="recipe term", legend=alt.Legend(orient="bottom")),
         tooltip=["term:N", "slice:O", alt.Tooltip("weight:Q", format=".3f")],
     ).properties(width=220, height=90)
@@ -231,8 +231,8 @@ def by_layer(layers: pd.DataFrame, measure: str, title: str):
 def strip(df: pd.DataFrame, category: str, value: str, title: str, log: bool = False):
     """One dot per item, jittered within its category, with the category's median as a tick."""
     _require(df, ["run", "seed", category, value], "strip")
-    y = alt.Y(f"{value}:Q", title=title,
-              scale=alt.Scale(type="symlog", constant=1e-3) if log else alt.Undefined)
+    # a log scale for positive values (a symlog's linear zone crushed them into its foot)
+    y = alt.Y(f"{value}:Q", title=title, scale=alt.Scale(type="log") if log else alt.Undefined)
     dots = alt.Chart().mark_circle(size=14, opacity=0.5).encode(
         x=alt.X(f"{category}:N", title=None, axis=alt.Axis(labelAngle=0)),
         xOffset=alt.XOffset("jitter:Q"), y=y, color=alt.Color(f"{category}:N", legend=None),
@@ -332,3 +332,10 @@ def paired_by_seed(results: pd.DataFrame, column: str, title: str, threshold: fl
         layers.append(alt.Chart(pd.DataFrame({"y": [threshold]})).mark_rule(
             strokeDash=[4, 3], color="black").encode(y="y:Q"))
     return alt.layer(*layers, data=df).properties(width=160, height=220)
+
+
+def e2_pairs(results: pd.DataFrame, kept: float = 0.5):
+    """E2 per seed as paired dot plots: raw and net removal at full dose, each rotated run beside
+    its plain-Adam twin (a line per seed), with the kept/lost threshold dashed."""
+    return alt.hconcat(paired_by_seed(results, "raw_removal", "raw removal, full dose", kept),
+                       paired_by_seed(results, "net_removal", "net removal, full dose", kept))

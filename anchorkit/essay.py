@@ -31,6 +31,7 @@ ALPHA = 0.05
 MIN_SEEDS = 5
 EARLY_EPOCH = 50  # the checkpoint at which heads are classified (a snapshot epoch of training)
 SUPPORTED, NOT_SUPPORTED, NOT_TESTABLE = "supported", "not supported", "not testable"
+UNDECIDABLE = "cannot be decided at this n"  # the smallest p it can give misses alpha over m
 DIFFERS, NO_DIFFERENCE = "differs", "no difference detected"
 
 
@@ -48,7 +49,9 @@ def _across_seeds(per_seed: pd.Series, alternative: str, statistic: str) -> dict
     sign = {"greater": 1, "less": -1, "two-sided": 0}[alternative]
     out = {"unit": "seed", "n": len(v), "statistic": statistic, "alternative": alternative,
            "median": float(v.median()) if len(v) else float("nan"),
-           "agree": int((np.sign(v) == sign).sum()) if sign else int((v != 0).sum()),
+           # one-sided: seeds on the predicted side; two-sided: seeds above zero (the count of
+           # non-zero values would say nothing: a continuous value is never exactly zero)
+           "agree": int((np.sign(v) == sign).sum()) if sign else int((v > 0).sum()),
            "per_seed": {int(k): float(x) for k, x in v.items()}}
     if len(v) < MIN_SEEDS:
         return {**out, "p": float("nan"),
@@ -226,9 +229,15 @@ def judge(tests: dict[str, dict]) -> dict[str, dict]:
         if np.isnan(p):
             verdict = NOT_TESTABLE
             change = f"It is not testable here: {t.get('reason', 'too little data')}."
+        elif best_p(t["n"], t["alternative"]) * m >= ALPHA:
+            verdict = UNDECIDABLE
+            change = (f"With {t['n']} seeds the smallest p this test can give is "
+                      f"{best_p(t['n'], t['alternative']):.4f}, which cannot reach {ALPHA}/{m}, "
+                      f"Holm's threshold for the smallest p of {m} tests: it would take more "
+                      "seeds to support or reject it.")
         else:
             verdict = yes if p < ALPHA else no
-            way = "away from zero" if two else "the predicted way"
+            way = "above zero" if two else "the predicted way"
             change = (f"With {t['n']} seeds the smallest p this test can give is "
                       f"{best_p(t['n'], t['alternative']):.4f} (every seed {way}), and Holm over "
                       f"{m} tests asks for a corrected p below {ALPHA}; {t['agree']} of {t['n']} "

@@ -187,7 +187,22 @@ def test_holm_by_hand_and_in_the_verdicts():
     assert one["p"] < 0.01
     alone = essay.judge({"x": one})["x"]
     many = essay.judge({f"x{i}": dict(one) for i in range(20)})["x0"]
-    assert alone["verdict"] == essay.SUPPORTED and many["verdict"] == essay.NOT_SUPPORTED
+    # among twenty, even every seed on one side (p 0.0039) cannot reach 0.05 / 20: undecidable
+    assert alone["verdict"] == essay.SUPPORTED and many["verdict"] == essay.UNDECIDABLE
     assert many["p_holm"] == pytest.approx(min(1.0, 20 * one["p"]))
     assert stats.wilcoxon(np.arange(1, 9), alternative="greater").pvalue == pytest.approx(
         essay.best_p(8, "greater"))
+
+
+def test_a_test_whose_best_p_cannot_pass_holm_is_undecidable_not_unsupported():
+    five = essay.boundary_heterogeneity(_layers(seeds=range(5)))
+    assert essay.best_p(5, five["alternative"]) * 6 >= essay.ALPHA
+    judged = essay.judge({f"x{i}": dict(five) for i in range(6)})["x0"]
+    assert judged["verdict"] == essay.UNDECIDABLE and "more seeds" in judged["would_change"]
+    assert essay.judge({"x": five})["x"]["verdict"] != essay.UNDECIDABLE  # alone it can pass
+
+
+def test_a_two_sided_count_says_how_many_seeds_lie_above_zero():
+    out = essay._across_seeds(pd.Series([0.3, -0.1, 0.2, 0.5, -0.4, 0.1, 0.2, 0.3]),
+                              "two-sided", "x")
+    assert out["agree"] == 6
