@@ -301,3 +301,34 @@ def rerun_verdict(comparison: pd.DataFrame, prov: dict) -> str:
              f"{len(weights)} runs equal): training here rounded differently from the machine "
              "that trained them")
     return f"Retrained from scratch {where}, {w}; {values}."
+
+
+def _claim_list(rows: pd.DataFrame) -> str:
+    """Claims as words: ``the anchor holds on every seed (E1a); …``."""
+    items = [f"{r.claim[0].lower()}{r.claim[1:].rstrip('.')} ({r.id})" for r in rows.itertuples()]
+    return "; ".join(items) if items else "none"
+
+
+def first_screen(claims: pd.DataFrame, regime: str) -> str:
+    """The report's opening in words, from a regime's ledger: whether the premise holds there,
+    what reproduced, what did not, and what the regime cannot ask."""
+    formed = premise_forms(claims)
+    verdict = claims.set_index("id").verdict
+    rest = claims[claims.section != "premise"]
+    held = rest[rest.verdict == "reproduced"]
+    partly = rest[rest.verdict == "partly"]
+    missed = rest[rest.verdict == "not reproduced"]
+    open_ = rest[rest.verdict == "not comparable"]
+    premise = (f"In the {regime} regime the report's premise, a privileged basis built by plain "
+               "Adam, " + ("holds at least in part" if formed else "does not form")
+               + f" (syntax tokens on coordinate axes: P1 {verdict['P1']}; one axis holding "
+               f"about half the energy: P2 {verdict['P2']})")
+    text = (f"{premise}. Reproduced here, {len(held)} of {len(rest)} findings: {_claim_list(held)}. "
+            f"Partly: {_claim_list(partly)}. Not reproduced: {len(missed)}, listed in the ledger.")
+    cannot = [] if formed else ["whether the anchor needs e₁ to be an axis the optimizer favours, "
+                                "since no axis is favoured here"]
+    if len(open_):
+        cannot.append(f"{_claim_list(open_)}")
+    if cannot:
+        text += " What this regime cannot ask: " + "; ".join(cannot) + "."
+    return text

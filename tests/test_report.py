@@ -109,3 +109,22 @@ def test_with_no_loss_observed_only_the_upper_end_of_the_interval_is_quoted():
     text = chance_of_losses(row, 1)
     assert text.startswith("at most 0.52") and "0.00 (" not in text
     assert "0.00 (0.00 to" not in screen_scope(none_lost)
+
+
+def test_the_first_screen_says_in_words_where_the_premise_holds_and_what_it_cannot_ask():
+    from anchorkit.report import first_screen
+
+    claims = pd.DataFrame([
+        {"id": "P1", "section": "premise", "claim": "Syntax on axes.", "verdict": "not reproduced"},
+        {"id": "P2", "section": "premise", "claim": "Half the energy.", "verdict": "not reproduced"},
+        {"id": "E1a", "section": "E1", "claim": "The anchor holds on every seed.",
+         "verdict": "reproduced"},
+        {"id": "E3d", "section": "E3", "claim": "The spike moves.", "verdict": "not comparable"},
+        {"id": "E2a", "section": "E2", "claim": "Raw removal is high.",
+         "verdict": "not reproduced"}])
+    text = first_screen(claims, "weak-basis")
+    assert "premise does not form" in text and "the anchor holds on every seed (E1a)" in text
+    assert "1 of 3 findings" in text and "cannot ask: whether the anchor needs e₁" in text
+    assert "the spike moves (E3d)" in text
+    formed = first_screen(claims.assign(verdict=["reproduced"] * 5), "second")
+    assert "holds at least in part" in formed and "cannot ask" not in formed
