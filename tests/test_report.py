@@ -123,7 +123,7 @@ def test_the_first_screen_says_in_words_where_the_premise_holds_and_what_it_cann
         {"id": "E2a", "section": "E2", "claim": "Raw removal is high.",
          "verdict": "not reproduced"}])
     text = first_screen(claims, "weak-basis")
-    assert "premise does not form" in text and "the anchor holds on every seed (E1a)" in text
+    assert "built by plain Adam, does not form" in text and "the anchor holds on every seed (E1a)" in text
     assert "1 of 3 findings" in text and "cannot ask: whether the anchor needs e₁" in text
     assert "the spike moves (E3d)" in text
     formed = first_screen(claims.assign(verdict=["reproduced"] * 5), "second")
