@@ -40,7 +40,8 @@ SWEEP_SLICE = 36  # directions per sweep task (143 directions: four tasks per ru
 
 
 @contextlib.contextmanager
-def _threads(n: int):
+def threads(n: int):
+    """Run the block with ``n`` torch threads (restored after)."""
     before = torch.get_num_threads()
     torch.set_num_threads(n)
     try:
@@ -55,22 +56,20 @@ def train_task(configs: list[RunConfig], store, device: str = "cpu", snapshots=(
     ``snapshots`` too; its runs' hashes."""
     from anchorkit.train import train
 
-    with _threads(THREADS):
+    with threads(THREADS):
         train(configs, store, device=device, progress=False, snapshots=snapshots)
     return [c.hash for c in configs]
 
 
 def _final(cfg: RunConfig, store) -> dict:
-    from anchorkit.train import train
-
-    return train([cfg], store, progress=False)[0].final  # finished: a load
+    return store.load_final(cfg)
 
 
 def base_task(cfg: RunConfig, store, *after) -> str:
     """A run's ``base`` answers, computed into the store's cache unless already there."""
     from anchorkit.predictions import cached_predictions
 
-    with _threads(THREADS):
+    with threads(THREADS):
         cached_predictions(cfg, _final(cfg, store), ("base",), store)
     return cfg.hash
 
@@ -80,7 +79,7 @@ def sweep_task(cfg: RunConfig, store, start: int, stop: int, *after) -> torch.Te
     from anchorkit.predictions import sweep_answers
     from anchorkit.studies import SWEEP_CHUNK
 
-    with _threads(THREADS):
+    with threads(THREADS):
         return sweep_answers(cfg, _final(cfg, store), start, stop, SWEEP_CHUNK)
 
 
@@ -88,7 +87,8 @@ def save_sweep_task(cfg: RunConfig, store, *slices: torch.Tensor) -> str:
     """Cache a run's sweep answers from its slices, in order."""
     from anchorkit.predictions import predictions_key
 
-    store.save_predictions(predictions_key(cfg, "sweep"), {"sweep": torch.cat(slices)})
+    store.save_predictions(predictions_key(cfg, "sweep", _final(cfg, store)),
+                           {"sweep": torch.cat(slices)})
     return cfg.hash
 
 
@@ -97,7 +97,7 @@ def pair_task(pair, sweep: bool, store, *after) -> dict[str, pd.DataFrame]:
     from anchorkit.studies import measured
     from anchorkit.train import train
 
-    with _threads(THREADS):
+    with threads(THREADS):
         trained = {r.config.hash: r for r in train([pair.anchored, pair.control]
                                                    if pair.anchored != pair.control
                                                    else [pair.anchored], store, progress=False)}

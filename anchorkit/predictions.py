@@ -4,15 +4,20 @@ Measuring a run costs forwards: its query answers on the probe contexts, on the 
 projected out at every dose and, for a sweep, with every other direction projected out at full
 dose (≈ 140 forwards of the probe set). Every measure of SPEC §8 that reads scores (removal,
 null, spill, landing, direction cost, baselines) is a pure function of these answers. So they are
-cached per run in the store, keyed by the run's hash, the code that makes them (this module, the
-edit, the model, the task) and the part (``base`` or ``sweep``), never by the code of a measure:
-changing a definition re-derives every table from the cache without a single edited forward.
+cached per run in the store, never by the code of a measure: changing a definition re-derives
+every table from the cache without a single edited forward.
+
+The cache key is the run's hash (its configuration, hence the task and probe set), the part
+(``base`` or ``sweep``), the digest of the **weights** the answers were computed from (so that
+weights retrained on another machine, or replaced, never read answers of other weights) and
+``ANSWERS_VERSION``, the version of what the answers are. A refactor that changes no answer keeps
+the cache; a change that changes answers must bump the version, and ``tests/test_predictions.py``
+holds a fingerprint of a published run's answers that fails until it does.
 """
 
 from __future__ import annotations
 
 import hashlib
-import inspect
 
 import torch
 
@@ -79,29 +84,27 @@ def n_sweep_directions(cfg: RunConfig) -> int:
     return len(sweep_directions(cfg)[0])
 
 
-def _prediction_code() -> str:
-    """A digest of the code the answers depend on (read once, at import)."""
-    from anchorkit import edit, model, predictions, task, train
-
-    parts = [inspect.getsource(m) for m in (predictions, edit, model, task)]
-    parts += [inspect.getsource(f) for f in (edited_predictions, query_predictions,
-                                             train.load_model, train.rotation)]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+ANSWERS_VERSION = 1  # bump when the answers a run gives change (the fingerprint test says when)
 
 
-PREDICTION_CODE = _prediction_code()
+def predictions_key(cfg: RunConfig, part: str, state: dict) -> str:
+    """The cache key of a run's answers: its hash, the part, the digest of the weights ``state``
+    they come from, and the answers' version."""
+    from anchorkit.store import RunStore
+
+    text = f"{cfg.hash}/{part}/{RunStore.weights_digest(state)}/{ANSWERS_VERSION}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def predictions_key(cfg: RunConfig, part: str) -> str:
-    """The cache key of a run's answers: its hash (which holds the task, hence the probe set),
-    the part and the code that makes them."""
-    text = f"{cfg.hash}/{part}/{PREDICTION_CODE}"
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def cached_part(cfg: RunConfig, part: str, store) -> dict[str, torch.Tensor] | None:
-    """A run's cached answers for one part, or None."""
-    return store.load_predictions(predictions_key(cfg, part))
+def cached_part(cfg: RunConfig, part: str, store, state: dict | None = None
+                ) -> dict[str, torch.Tensor] | None:
+    """A run's cached answers for one part (of its stored final weights, unless ``state``), or
+    None."""
+    if state is None:
+        if not store.has_final(cfg):
+            return None
+        state = store.load_final(cfg)
+    return store.load_predictions(predictions_key(cfg, part, state))
 
 
 def cached_predictions(cfg: RunConfig, state: dict, parts, store=None, chunk: int = 1
@@ -110,7 +113,7 @@ def cached_predictions(cfg: RunConfig, state: dict, parts, store=None, chunk: in
     (without a store, computed)."""
     out = {}
     for part in parts:
-        key = predictions_key(cfg, part)
+        key = predictions_key(cfg, part, state) if store is not None else None
         got = store.load_predictions(key) if store is not None else None
         if got is None:
             got = predict(cfg, state, part, chunk)

@@ -136,7 +136,7 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs
     if store is not None and epochs is None:
         raise ParameterError("epochs", epochs, "expected the epoch of the weights, to cache "
                              "their answers in the store")
-    key = (predictions_key(cfg, f"premise/{epochs}/{own}/{N_RANDOM}/{contexts}")
+    key = (predictions_key(cfg, f"premise/{epochs}/{own}/{N_RANDOM}/{contexts}", state)
            if store is not None else None)
     cached = store.load_predictions(key) if key is not None else None
     if cached is None:
@@ -282,9 +282,9 @@ def _state_at(cfg: RunConfig, store, epochs: int) -> dict:
 
 def premise_task(cfg: RunConfig, store, epochs: int, regime: str, *after) -> tuple[dict, pd.DataFrame]:
     """The premise measures of a run's weights after ``epochs`` epochs (executor task)."""
-    from anchorkit.executor import THREADS, _threads
+    from anchorkit.executor import THREADS, threads
 
-    with _threads(THREADS):
+    with threads(THREADS):
         row, where = premise(cfg, _state_at(cfg, store, epochs), store=store, epochs=epochs)
     return {"regime": regime, "epochs": epochs, **row}, where.assign(regime=regime, epochs=epochs)
 
@@ -293,10 +293,10 @@ def anchor_task(anchored: RunConfig, control: RunConfig, store, epochs: int, reg
                 *after) -> dict:
     """Falloff against its control after ``epochs`` epochs: measure_pair's results row (no
     sweep) with the falloff run's alignment at the difference answers of slices 3 and 4."""
-    from anchorkit.executor import THREADS, _threads
+    from anchorkit.executor import THREADS, threads
     from anchorkit.studies import Pair, measure_pair
 
-    with _threads(THREADS):
+    with threads(THREADS):
         t = measure_pair(Pair(anchored, control), _state_at(anchored, store, epochs),
                          _state_at(control, store, epochs), sweep=False)
     al = t["alignment"]
@@ -344,7 +344,11 @@ def written(where, seeds, profile: str, controls: list[RunConfig], lengths) -> b
     f = Path(where) / "provenance.json"
     if not f.exists() or not (Path(where) / "premise.parquet").exists():
         return False
+    from anchorkit.studies import check_manifest
+
     prov = json.loads(f.read_text())
+    if prov.get("study") == SCOUT:
+        check_manifest(where)
     epochs = sorted(pd.read_parquet(Path(where) / "premise.parquet")["epochs"].unique())
     return (prov.get("study") == SCOUT and prov.get("seeds") == list(seeds)
             and prov.get("profile") == profile

@@ -8,6 +8,12 @@ hash, so a stale run is never read as a fresh one. Every write is atomic (tempor
 rename). A file that fails to load or whose configuration does not match its hash raises
 ``StoreError`` with its path; nothing silently retrains over it.
 
+**Integrity.** Beside every file it writes the store writes ``<file>.sha256``, the SHA-256 of
+its bytes, and every read checks it: a file whose bytes changed since (a flipped bit, a truncated
+copy, a file from another run) is refused with its path and the expected and found digests, and a
+file without its digest is refused too. Files are created readable by the group and others, so
+that the users of a shared store or cluster can read them.
+
 Two more places are read:
 
 - ``published/runs/<hash>/`` in the repository: the committed final weights, trajectory and
@@ -21,6 +27,8 @@ Two more places are read:
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
 import tempfile
@@ -29,7 +37,7 @@ from typing import Callable
 
 import pandas as pd
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load, save_file
 
 from anchorkit.config import RunConfig
 
@@ -37,6 +45,8 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_ROOT = REPO / ".runs"
 PUBLISHED = REPO / "published"
 PUBLISHED_FILES = ("config.json", "final.safetensors", "trajectory.parquet", "meta.json")
+DIGEST = ".sha256"  # the suffix of the digest written beside every file of the store
+FILE_MODE = 0o644  # readable by the group and others (mkstemp's default is 0600)
 
 
 class StoreError(RuntimeError):
@@ -51,20 +61,58 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     os.close(fd)
     try:
         write(Path(tmp))
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def write_json(path: Path, obj) -> None:
-    atomic_write(path, lambda p: p.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n"))
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
-def write_table(path: Path, df: pd.DataFrame, csv: bool = False) -> None:
-    """A tidy table as Parquet (and a CSV beside it where a person reads it), atomically."""
+def write_verified(path: Path, write: Callable[[Path], None]) -> None:
+    """Write ``path`` atomically, then its digest beside it (``<file>.sha256``)."""
     path = Path(path)
-    atomic_write(path, lambda p: df.to_parquet(p, index=False))
+    atomic_write(path, write)
+    found = digest(path.read_bytes())
+    atomic_write(path.with_name(path.name + DIGEST), lambda p: p.write_text(found + "\n"))
+
+
+def read_verified(path: Path) -> bytes:
+    """The bytes of ``path`` after checking them against the digest written beside them;
+    ``StoreError`` naming the file (and the expected and found digests) otherwise."""
+    path = Path(path)
+    side = path.with_name(path.name + DIGEST)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise StoreError(f"{path}: unreadable ({e})") from None
+    try:
+        expected = side.read_text().strip()
+    except OSError:
+        raise StoreError(f"{path}: no digest beside it ({side.name}); the store cannot vouch "
+                         "for it (delete the file to recompute it)") from None
+    found = digest(data)
+    if found != expected:
+        raise StoreError(f"{path}: contents changed since written (digest expected {expected}, "
+                         f"found {found}); delete it to recompute it")
+    return data
+
+
+def write_json(path: Path, obj, verified: bool = True) -> None:
+    """JSON, atomically, with its digest beside it (``verified``; not for a study's tables,
+    whose manifest is their provenance)."""
+    text = json.dumps(obj, indent=2, sort_keys=True) + "\n"
+    (write_verified if verified else atomic_write)(path, lambda p: p.write_text(text))
+
+
+def write_table(path: Path, df: pd.DataFrame, csv: bool = False, verified: bool = True) -> None:
+    """A tidy table as Parquet (and a CSV beside it where a person reads it), atomically, with
+    its digest beside it (``verified``)."""
+    path = Path(path)
+    (write_verified if verified else atomic_write)(path, lambda p: df.to_parquet(p, index=False))
     if csv:
         atomic_write(path.with_suffix(".csv"), lambda p: df.to_csv(p, index=False))
 
@@ -90,11 +138,11 @@ class RunStore:
     def _check_config(self, cfg: RunConfig, d: Path | None = None) -> Path:
         d = d if d is not None else self.path(cfg)
         f = d / "config.json"
+        if not f.exists():
+            raise StoreError(f"{f}: missing; the run directory has no configuration")
         try:
-            stored = json.loads(f.read_text())
-        except FileNotFoundError:
-            raise StoreError(f"{f}: missing; the run directory has no configuration") from None
-        except (OSError, ValueError) as e:
+            stored = json.loads(read_verified(f))
+        except ValueError as e:
             raise StoreError(f"{f}: unreadable ({e})") from None
         try:  # fields added since the run was written read as their hash-neutral defaults
             same = RunConfig.from_dict(stored) == cfg
@@ -116,23 +164,36 @@ class RunStore:
 
     # ------------------------------------------------------------------ weights
     def _load_weights(self, f: Path) -> dict[str, torch.Tensor]:
+        data = read_verified(f)
         try:
-            return load_file(f)
+            return load(data)
         except Exception as e:  # noqa: BLE001 - report any failure with its path
             raise StoreError(f"{f}: cannot load weights ({e})") from None
+
+    @staticmethod
+    def weights_digest(state: dict[str, torch.Tensor]) -> str:
+        """A digest of a weight set's values (names, dtypes, shapes and bytes, in name order):
+        what cached answers are keyed by, so that other weights never read them."""
+        h = hashlib.sha256()
+        for k in sorted(state):
+            v = state[k].detach().contiguous().cpu()
+            h.update(f"{k}|{v.dtype}|{tuple(v.shape)}|".encode())
+            h.update(v.view(torch.uint8).numpy().tobytes() if v.numel() else b"")
+        return h.hexdigest()[:32]
 
     def save_initial(self, cfg: RunConfig, state: dict) -> None:
         d = self.path(cfg)
         write_json(d / "config.json", cfg.to_dict())
-        atomic_write(d / "initial.safetensors", lambda p: save_file(_contiguous(state), p))
+        write_verified(d / "initial.safetensors", lambda p: save_file(_contiguous(state), p))
 
     def save_final(self, cfg: RunConfig, state: dict, trajectory: pd.DataFrame, meta: dict) -> None:
         d = self.path(cfg)
         write_json(d / "config.json", cfg.to_dict())
         write_table(d / "trajectory.parquet", trajectory)
         write_json(d / "meta.json", meta)
-        atomic_write(d / "final.safetensors", lambda p: save_file(_contiguous(state), p))
+        write_verified(d / "final.safetensors", lambda p: save_file(_contiguous(state), p))
         (d / "checkpoint.pt").unlink(missing_ok=True)
+        (d / ("checkpoint.pt" + DIGEST)).unlink(missing_ok=True)
 
     def load_final(self, cfg: RunConfig) -> dict[str, torch.Tensor]:
         d = self._check_config(cfg, self._final_dir(cfg))
@@ -144,13 +205,14 @@ class RunStore:
 
     def load_trajectory(self, cfg: RunConfig) -> pd.DataFrame:
         f = self._check_config(cfg, self._final_dir(cfg)) / "trajectory.parquet"
+        data = read_verified(f)
         try:
-            return pd.read_parquet(f)
+            return pd.read_parquet(io.BytesIO(data))
         except Exception as e:  # noqa: BLE001
             raise StoreError(f"{f}: cannot load trajectory ({e})") from None
 
     def load_meta(self, cfg: RunConfig) -> dict:
-        return json.loads((self._check_config(cfg, self._final_dir(cfg)) / "meta.json").read_text())
+        return json.loads(read_verified(self._check_config(cfg, self._final_dir(cfg)) / "meta.json"))
 
     def publish(self, cfg: RunConfig, where: str | Path | None = None) -> Path:
         """Copy a finished run's configuration, final weights, trajectory and meta to the
@@ -162,8 +224,8 @@ class RunStore:
         if src == dst:
             return dst
         for name in PUBLISHED_FILES:
-            data = (src / name).read_bytes()
-            atomic_write(dst / name, lambda p, data=data: p.write_bytes(data))
+            data = read_verified(src / name)
+            write_verified(dst / name, lambda p, data=data: p.write_bytes(data))
         return dst
 
     # ------------------------------------------------------------------ snapshots
@@ -171,8 +233,8 @@ class RunStore:
         """The weights at ``epoch`` of training (``train.SNAPSHOT_EPOCHS``), kept beside the run."""
         d = self.path(cfg)
         write_json(d / "config.json", cfg.to_dict())
-        atomic_write(d / "snapshots" / f"epoch-{epoch}.safetensors",
-                     lambda p: save_file(_contiguous(state), p))
+        write_verified(d / "snapshots" / f"epoch-{epoch}.safetensors",
+                       lambda p: save_file(_contiguous(state), p))
 
     def snapshot_epochs(self, cfg: RunConfig) -> list[int]:
         """The epochs whose weights the store keeps for this run (none for a published run)."""
@@ -189,28 +251,30 @@ class RunStore:
         f = self.root / "predictions" / f"{key}.safetensors"
         if not f.exists():
             return None
+        data = read_verified(f)
         try:
-            return load_file(f)
+            return load(data)
         except Exception as e:  # noqa: BLE001
             raise StoreError(f"{f}: cannot load cached predictions ({e})") from None
 
     def save_predictions(self, key: str, tensors: dict[str, torch.Tensor]) -> None:
-        atomic_write(self.root / "predictions" / f"{key}.safetensors",
-                     lambda p: save_file(_contiguous(tensors), p))
+        write_verified(self.root / "predictions" / f"{key}.safetensors",
+                       lambda p: save_file(_contiguous(tensors), p))
 
     # ------------------------------------------------------------------ checkpoints
     def save_checkpoint(self, cfg: RunConfig, payload: dict) -> None:
         d = self.path(cfg)
         write_json(d / "config.json", cfg.to_dict())
-        atomic_write(d / "checkpoint.pt", lambda p: torch.save(payload, p))
+        write_verified(d / "checkpoint.pt", lambda p: torch.save(payload, p))
 
     def load_checkpoint(self, cfg: RunConfig) -> dict | None:
         f = self.path(cfg) / "checkpoint.pt"
         if not f.exists():
             return None
         self._check_config(cfg)
+        data = read_verified(f)
         try:
-            payload = torch.load(f, weights_only=True)
+            payload = torch.load(io.BytesIO(data), weights_only=True)
         except Exception as e:  # noqa: BLE001
             raise StoreError(f"{f}: cannot load checkpoint ({e})") from None
         if payload.get("hash") != cfg.hash:

@@ -451,10 +451,13 @@ def measured(pair: Pair, sweep: bool, trained: dict[str, TrainedRun], store
 
 
 def read_tables(where) -> dict[str, pd.DataFrame]:
-    """Every table a study wrote to ``where`` (``reports/<study>/``), by name."""
+    """Every table a study wrote to ``where`` (``reports/<study>/``), by name, once checked
+    against its manifest."""
     from pathlib import Path
 
-    return {f.stem: pd.read_parquet(f) for f in sorted(Path(where).glob("*.parquet"))}
+    manifest = check_manifest(where)["tables"]
+    return {Path(n).stem: pd.read_parquet(Path(where) / n) for n in sorted(manifest)
+            if n.endswith(".parquet")}
 
 
 def written_for(where, study: str, seeds, profile: str, runs: list[RunConfig]) -> bool:
@@ -466,6 +469,8 @@ def written_for(where, study: str, seeds, profile: str, runs: list[RunConfig]) -
     if not f.exists():
         return False
     prov = json.loads(f.read_text())
+    if prov.get("study") == study:
+        check_manifest(where)  # the tables are the ones this provenance describes, whole
     return (prov.get("study") == study and prov.get("seeds") == list(seeds)
             and prov.get("profile") == profile
             and sorted(prov.get("runs", {}).values()) == sorted(c.hash for c in runs))
@@ -522,14 +527,62 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
 
 def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profile: str,
                 runs, wall_s: float, source: dict, regime: str | None = None) -> None:
-    """Write a study's tables atomically to ``where`` (Parquet; CSV beside those in
-    ``CSV_TABLES``), then its ``provenance.json``."""
-    from anchorkit.store import write_json, write_table
+    """Write a study's tables to ``where`` as one unit: every table (Parquet; CSV beside those in
+    ``CSV_TABLES``) and ``provenance.json``, whose ``tables`` entry is the manifest (the SHA-256
+    of every file), go to a fresh sibling directory that then replaces ``where`` by a rename. An
+    interrupted write leaves the old study whole (or, between the two renames, none), never
+    tables of two executions side by side."""
+    import os
+    import shutil
+    from pathlib import Path
 
+    from anchorkit.store import digest, write_json, write_table
+
+    where = Path(where)
+    where.parent.mkdir(parents=True, exist_ok=True)
+    fresh = where.parent / f".{where.name}.{os.getpid()}.new"
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir()
     for name, df in tables.items():
-        write_table(where / f"{name}.parquet", df, csv=name in CSV_TABLES)
-    write_json(where / "provenance.json",
-               provenance(study, seeds, profile, runs, wall_s, source, regime))
+        write_table(fresh / f"{name}.parquet", df, csv=name in CSV_TABLES, verified=False)
+    manifest = {f.name: digest(f.read_bytes()) for f in sorted(fresh.iterdir())}
+    write_json(fresh / "provenance.json",
+               {**provenance(study, seeds, profile, runs, wall_s, source, regime),
+                "tables": manifest}, verified=False)
+    old = where.parent / f".{where.name}.{os.getpid()}.old"
+    if where.exists():
+        os.replace(where, old)
+    os.replace(fresh, where)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def check_manifest(where) -> dict:
+    """A study directory's provenance, after checking every table against its manifest;
+    ``StoreError`` naming the table that is missing, changed or not in the manifest."""
+    import json
+    from pathlib import Path
+
+    from anchorkit.store import StoreError, digest
+
+    where = Path(where)
+    prov = json.loads((where / "provenance.json").read_text())
+    manifest = prov.get("tables")
+    if manifest is None:
+        raise StoreError(f"{where}: provenance.json lists no manifest of its tables; the tables "
+                         "cannot be vouched for (re-run the study without reuse)")
+    for name, expected in manifest.items():
+        f = where / name
+        if not f.exists():
+            raise StoreError(f"{f}: in the manifest but missing")
+        if digest(f.read_bytes()) != expected:
+            raise StoreError(f"{f}: does not match the manifest in provenance.json (another "
+                             "execution wrote it, or it was edited): delete the directory or run "
+                             "without reuse")
+    extra = sorted(f.name for f in where.glob("*.parquet") if f.name not in manifest)
+    if extra:
+        raise StoreError(f"{where / extra[0]}: not in the manifest in provenance.json (left by "
+                         "another execution)")
+    return prov
 
 
 # ---------------------------------------------------------------------- the essay's measurements

@@ -48,10 +48,10 @@ def pair_on_cluster(cfgs: list[RunConfig], n_dirs: int, workers: int) -> tuple[f
 
 
 def _sweep_slice(cfg: RunConfig, start: int, stop: int) -> torch.Tensor:
-    from anchorkit.executor import THREADS, _threads
+    from anchorkit.executor import THREADS, threads
     from anchorkit.predictions import sweep_answers
 
-    with _threads(THREADS):
+    with threads(THREADS):
         return sweep_answers(cfg, initial_state(cfg), start, stop)
 
 

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit.store import RunStore, StoreError, atomic_write, write_table
+from anchorkit.store import RunStore, StoreError, atomic_write, write_json, write_table
 from anchorkit.train import train
 from tests.conftest import small
 
@@ -28,7 +28,7 @@ def test_configuration_not_matching_its_hash_is_reported_with_its_path(store):
     f = store.path(cfg) / "config.json"
     d = json.loads(f.read_text())
     d["seed"] = 3
-    f.write_text(json.dumps(d))
+    write_json(f, d)  # another run's configuration, with its own digest: read, and refused
     with pytest.raises(StoreError, match=str(f)):
         store.has_final(cfg)
     with pytest.raises(StoreError, match="does not match"):
@@ -54,7 +54,7 @@ def test_atomic_write_leaves_the_old_file_when_interrupted(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         atomic_write(f, fail)
     assert pd.read_parquet(f)["a"].tolist() == [1, 2]
-    assert [p.name for p in tmp_path.iterdir()] == ["t.parquet"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet", "t.parquet.sha256"]
 
 
 def test_store_root_follows_the_environment(monkeypatch, tmp_path):
@@ -69,7 +69,8 @@ def test_a_published_run_loads_without_retraining_and_with_its_initial_weights(t
     run = train([cfg], RunStore(tmp_path / "a"), progress=False)[0]
     RunStore(tmp_path / "a").publish(cfg, tmp_path / "published")
     assert sorted(p.name for p in (tmp_path / "published" / "runs" / cfg.hash).iterdir()) == [
-        "config.json", "final.safetensors", "meta.json", "trajectory.parquet"]
+        f"{n}{s}" for n in ("config.json", "final.safetensors", "meta.json", "trajectory.parquet")
+        for s in ("", ".sha256")]
     fresh = RunStore(tmp_path / "b", published=tmp_path / "published")
     assert fresh.has_final(cfg) and not fresh.has_initial(cfg)
     epochs = []

@@ -1,0 +1,123 @@
+"""Nothing lost, nothing mixed: the store refuses what it cannot vouch for, cached answers follow
+the weights, and a study's tables land as one unit."""
+
+import json
+
+import pandas as pd
+import pytest
+import torch
+
+from anchorkit.store import DIGEST, RunStore, StoreError
+from anchorkit.train import train
+from tests.conftest import small
+
+
+def flip_a_bit(f, at: int = -9):
+    data = bytearray(f.read_bytes())
+    data[at] ^= 0x01
+    f.write_bytes(bytes(data))
+
+
+@pytest.fixture
+def finished(store, monkeypatch):
+    import anchorkit.train as tr
+
+    monkeypatch.setattr(tr, "SNAPSHOT_EPOCHS", (0, 1))
+    cfg = small(seed=3, epochs=2)
+    train([cfg], store, progress=False)
+    return cfg
+
+
+@pytest.mark.parametrize("name", ["final.safetensors", "initial.safetensors",
+                                  "snapshots/epoch-1.safetensors", "trajectory.parquet",
+                                  "meta.json", "config.json"])
+def test_a_flipped_bit_in_any_file_of_a_run_is_refused_naming_the_file(store, finished, name):
+    f = store.path(finished) / name
+    flip_a_bit(f)
+    load = {"final.safetensors": store.load_final, "initial.safetensors": store.load_initial,
+            "snapshots/epoch-1.safetensors": lambda c: store.load_snapshot(c, 1),
+            "trajectory.parquet": store.load_trajectory, "meta.json": store.load_meta,
+            "config.json": store.load_final}[name]
+    with pytest.raises(StoreError, match=rf"{f.name}: .*expected [0-9a-f]+, found [0-9a-f]+"):
+        load(finished)
+
+
+def test_a_flipped_bit_in_a_checkpoint_is_refused_not_resumed(store):
+    cfg = small(seed=4, epochs=4)
+
+    def stop(epoch):
+        if epoch == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train([cfg], store, progress=False, on_epoch_end=stop)
+    flip_a_bit(store.path(cfg) / "checkpoint.pt", at=len((store.path(cfg) / "checkpoint.pt")
+                                                        .read_bytes()) // 2)
+    with pytest.raises(StoreError, match="checkpoint.pt: contents changed"):
+        train([cfg], store, progress=False)
+
+
+def test_a_flipped_bit_in_cached_answers_is_refused(store):
+    answers = {"clean": torch.arange(12, dtype=torch.uint8)}
+    store.save_predictions("k", answers)
+    flip_a_bit(store.root / "predictions" / "k.safetensors")
+    with pytest.raises(StoreError, match="k.safetensors: contents changed"):
+        store.load_predictions("k")
+
+
+def test_a_file_without_its_digest_is_refused(store, finished):
+    (store.path(finished) / ("final.safetensors" + DIGEST)).unlink()
+    with pytest.raises(StoreError, match="no digest beside it"):
+        store.load_final(finished)
+
+
+def test_new_weights_under_an_old_configuration_get_new_answers(store, finished):
+    from anchorkit.predictions import cached_predictions
+
+    state = store.load_final(finished)
+    first = cached_predictions(finished, state, ("base",), store)
+    other = {k: v.clone() for k, v in state.items()}
+    other["W_U"] = -other["W_U"]  # other weights, same configuration (as if retrained elsewhere)
+    second = cached_predictions(finished, other, ("base",), store)
+    assert not torch.equal(first["clean"], second["clean"])
+    again = cached_predictions(finished, state, ("base",), store)
+    assert torch.equal(again["clean"], first["clean"])
+    assert len(list((store.root / "predictions").glob("*.safetensors"))) == 2
+
+
+def test_store_files_are_readable_by_the_group(store, finished):
+    for f in store.path(finished).rglob("*"):
+        if f.is_file():
+            assert f.stat().st_mode & 0o044 == 0o044, f
+
+
+def test_an_interrupted_study_write_leaves_the_old_study_whole(tmp_path, monkeypatch):
+    """Killed between two table writes, a study directory still holds the old execution whole,
+    and reuse reads it; tables edited or left behind are refused by name."""
+    import anchorkit.store as store_mod
+    import anchorkit.studies as studies
+
+    kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
+              store=RunStore(tmp_path / "store"), progress=False)
+    first = studies.run_study("control", [6], **kw)
+    where = tmp_path / "reports" / "control"
+    real, writes = store_mod.write_table, []
+
+    def dies_on_the_third(path, df, **k):
+        writes.append(path)
+        if len(writes) == 3:
+            raise KeyboardInterrupt
+        return real(path, df, **k)
+
+    monkeypatch.setattr(store_mod, "write_table", dies_on_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        studies.run_study("control", [6, 7], **kw)
+    monkeypatch.setattr(store_mod, "write_table", real)
+    prov = json.loads((where / "provenance.json").read_text())
+    assert prov["seeds"] == [6]
+    again = studies.run_study("control", [6], reuse=True, **kw)
+    pd.testing.assert_frame_equal(again["results"], first["results"])
+    # a table that does not match the manifest is refused, named
+    flip_a_bit(where / "dose.parquet", at=-20)
+    with pytest.raises(StoreError, match="dose.parquet: does not match the manifest"):
+        studies.run_study("control", [6], reuse=True, **kw)

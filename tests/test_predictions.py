@@ -1,0 +1,37 @@
+"""The answer cache is keyed by what the answers are, not by the source text: a fingerprint of a
+published run's answers guards ANSWERS_VERSION."""
+
+import hashlib
+
+from anchorkit.executor import THREADS, threads
+from anchorkit.predictions import ANSWERS_VERSION, predict, predictions_key, sweep_answers
+from anchorkit.store import RunStore
+from anchorkit.studies import run_config
+
+# the answers of published control-adam-704 (base, and the first 8 sweep directions), one thread,
+# the kernels pinned to AVX2: computed at ANSWERS_VERSION 1
+FINGERPRINT = {1: "59cfab67db43ecb58dc9c19f4ad9cd5e9dec298837f5d6a1a3b2ce0f4a9afcee"}
+
+
+def test_the_answers_of_a_published_run_are_the_ones_the_cache_version_names():
+    """A refactor that changes no answer keeps the cache (and this fingerprint); a change to the
+    answers fails here until ANSWERS_VERSION is bumped and the new fingerprint recorded."""
+    cfg = run_config(704, "control", "adam", "paper")
+    state = RunStore().load_final(cfg)
+    with threads(THREADS):
+        base = predict(cfg, state, "base")
+        sweep = sweep_answers(cfg, state, 0, 8)
+    h = hashlib.sha256()
+    for k in ("clean", "null", "e1"):
+        h.update(base[k].numpy().tobytes())
+    h.update(sweep.numpy().tobytes())
+    assert h.hexdigest() == FINGERPRINT[ANSWERS_VERSION]
+
+
+def test_the_key_follows_the_weights_and_the_part():
+    cfg = run_config(704, "control", "adam", "paper")
+    state = RunStore().load_final(cfg)
+    other = {**state, "W_U": state["W_U"] * 2}
+    assert predictions_key(cfg, "base", state) == predictions_key(cfg, "base", dict(state))
+    assert predictions_key(cfg, "base", state) != predictions_key(cfg, "base", other)
+    assert predictions_key(cfg, "base", state) != predictions_key(cfg, "sweep", state)
