@@ -68,9 +68,31 @@ def check_seeds(seeds) -> list[int]:
     for s in seeds:
         if isinstance(s, bool) or not isinstance(s, int):
             raise ParameterError("seeds", seeds, f"expected a list of integers, got {s!r}")
+        if s < 0:
+            raise ParameterError("seeds", seeds, f"expected seeds >= 0, got {s}")
     if len(set(seeds)) != len(seeds):
         raise ParameterError("seeds", seeds, "expected distinct seeds")
     return seeds
+
+
+def check_device(device) -> str:
+    """``cpu``, ``cuda``, ``cuda:<n>`` or ``mps`` (a typo is named here, not deep in torch)."""
+    import re
+
+    if not isinstance(device, str) or not re.fullmatch(r"cpu|mps|cuda(:\d+)?", device):
+        raise ParameterError("device", device, "expected 'cpu', 'cuda', 'cuda:<n>' or 'mps'")
+    return device
+
+
+def check_lengths(lengths) -> list[int]:
+    """Training lengths (epochs): distinct integers >= 1."""
+    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__iter__") or not list(lengths):
+        raise ParameterError("lengths", lengths, "expected a list of integers >= 1")
+    for x in lengths:
+        check_int("lengths", x, 1)
+    if len(set(lengths)) != len(list(lengths)):
+        raise ParameterError("lengths", lengths, "expected distinct lengths")
+    return list(lengths)
 
 
 def check_dose(dose) -> float:

@@ -30,7 +30,7 @@ from typing import Callable, Iterator
 import pandas as pd
 import torch
 
-from anchorkit.config import RunConfig
+from anchorkit.config import ParameterError, RunConfig
 
 SCHEDULER_ENV = "ANCHORKIT_SCHEDULER"
 IN_PROCESS = "in-process"
@@ -191,18 +191,42 @@ def local_cluster(n_workers: int | None = None) -> Iterator:
         yield cluster
 
 
+CONNECT_SECONDS = 10  # how long to wait for a named scheduler before saying it is not there
+
+
+def check_scheduler(scheduler: str | None) -> str | None:
+    """None (a LocalCluster), ``in-process``, or a scheduler's address (``tcp://host:port``, or
+    another Dask protocol); a near miss of ``in-process`` is named with a hint."""
+    import re
+
+    if scheduler is None or scheduler == IN_PROCESS:
+        return scheduler
+    if not isinstance(scheduler, str) or not re.fullmatch(r"(tcp|tls|inproc|ucx|ws|wss)://\S+",
+                                                          scheduler):
+        hint = (f"; did you mean {IN_PROCESS!r}?" if isinstance(scheduler, str) and
+                scheduler.replace("_", "").replace("-", "").lower() == "inprocess" else "")
+        raise ParameterError("scheduler", scheduler, f"expected {IN_PROCESS!r} or a scheduler "
+                             f"address such as 'tcp://host:8786'{hint}")
+    return scheduler
+
+
 @contextlib.contextmanager
 def connect(scheduler: str | None = None) -> Iterator:
     """A Dask client for ``scheduler`` (see the module's docstring), or None in-process. A
     LocalCluster made here is closed on leaving."""
-    scheduler = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    scheduler = check_scheduler(scheduler or os.environ.get(SCHEDULER_ENV) or None)
     if scheduler == IN_PROCESS:
         yield None
         return
     from distributed import Client
 
     if scheduler:
-        with Client(scheduler) as client:
+        try:
+            client = Client(scheduler, timeout=CONNECT_SECONDS)
+        except (OSError, TimeoutError) as e:
+            raise ParameterError("scheduler", scheduler, f"no Dask scheduler answered there "
+                                 f"within {CONNECT_SECONDS} s ({type(e).__name__})") from None
+        with client:
             yield client
     else:
         with local_cluster() as cluster, Client(cluster) as client:

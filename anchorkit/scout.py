@@ -368,7 +368,7 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str
     import time
     from pathlib import Path
 
-    from anchorkit.config import check_seeds
+    from anchorkit.config import check_lengths, check_seeds
     from anchorkit.executor import execute
     from anchorkit.store import RunStore
     from anchorkit.studies import read_tables, source_state, write_study
@@ -376,6 +376,7 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str
     t0 = time.perf_counter()
     source = source_state()
     seeds = check_seeds(list(seeds))
+    lengths = check_lengths(list(lengths))
     for r in regimes:
         check_choice("regime", r, tuple(REGIMES))
     store = store if store is not None else RunStore()

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from tqdm.std import tqdm
 
 from anchorkit import kernels
-from anchorkit.config import ParameterError, RunConfig, derive_seed
+from anchorkit.config import ParameterError, RunConfig, check_device, derive_seed
 from anchorkit.measure import scores_and_alignment
 from anchorkit.model import Transformer, haar_rotation, residual_axis
 from anchorkit.optim import BasisAdam
@@ -111,6 +111,12 @@ def _check_configs(configs) -> list[RunConfig]:
     return configs
 
 
+# a checkpoint is also taken at the end of any epoch this long after the last one, so that a run
+# interrupted after a minute resumes whatever its length or checkpoint_every (epochs are
+# deterministic given their index, so any epoch boundary resumes to the same bits)
+CHECKPOINT_SECONDS = 60.0
+
+
 def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: str = "cpu",
           progress: bool = True, on_epoch_end: Callable[[int], None] | None = None,
           snapshots: Sequence[int] = ()) -> list[TrainedRun]:
@@ -123,6 +129,7 @@ def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: s
     nothing in the run).
     """
     configs = _check_configs(configs)
+    check_device(device)
     kernels.check()
     done: dict[str, TrainedRun] = {}
     pending: dict[tuple, list] = {}
@@ -173,7 +180,7 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, sn
     probe = Batch(*(t.to(device) for t in vars(probe.clean).values()))
     seeds = [data_seed(c.seed) for c in cfgs]
     steps_per_epoch = tcfg.contexts_per_epoch // tcfg.batch_size
-    t0 = time.perf_counter()
+    t0 = last_checkpoint = time.perf_counter()
 
     def record(epoch: int, losses):
         scores, diff, other = scores_and_alignment(model, probe)
@@ -222,7 +229,10 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, sn
         if done % tcfg.trajectory_every == 0 or done == cfg0.epochs:
             record(done, epoch_loss.tolist())
         snapshot(done)
-        if store is not None and done % tcfg.checkpoint_every == 0 and done < cfg0.epochs:
+        due = (done % tcfg.checkpoint_every == 0
+               or time.perf_counter() - last_checkpoint >= CHECKPOINT_SECONDS)
+        if store is not None and due and done < cfg0.epochs:
+            last_checkpoint = time.perf_counter()
             for i, c in enumerate(cfgs):
                 store.save_checkpoint(c, {
                     "hash": c.hash, "epoch": done, "step": opt.step_count,

@@ -164,3 +164,34 @@ def test_the_learning_rate_warms_up_then_decays_late_only_when_asked():
     assert got[:76] == [learning_rate(plain, s, 100) for s in range(1, 77)]  # untouched until 76
     assert got[76:] == pytest.approx([1e-2 * (100 - s + 1) / 25 for s in range(77, 101)])
     assert got[-1] == pytest.approx(1e-2 / 25) and all(a > b for a, b in zip(got[75:], got[76:]))
+
+
+def test_a_run_shorter_than_its_checkpoint_interval_resumes_after_a_minute(tmp_path, monkeypatch):
+    """Checkpoints are taken by time as well as by epoch: a 40-epoch run (checkpoint_every 50)
+    killed after its first minute resumes from there, to the same weights (the minute is made an
+    instant here; what is tested is that time alone triggers a checkpoint)."""
+    import time
+
+    import anchorkit.train as training
+    from anchorkit import TrainConfig
+
+    tcfg = TrainConfig(contexts_per_epoch=32, batch_size=32, warmup_steps=2, trajectory_every=10,
+                       checkpoint_every=50)
+    cfg = small(seed=7, epochs=40, train=tcfg)
+    straight = train([cfg], progress=False)[0]
+    store = RunStore(tmp_path)
+    clock = iter(range(0, 10_000, 30))  # every look at the clock is half a minute later
+    monkeypatch.setattr(training.time, "perf_counter", lambda: next(clock))
+
+    def kill(epoch):
+        if epoch == 7:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train([cfg], store, progress=False, on_epoch_end=kill)
+    monkeypatch.setattr(training.time, "perf_counter", time.perf_counter)
+    resumed_from = store.load_checkpoint(cfg)["epoch"]
+    assert 0 < resumed_from < 7
+    resumed = train([cfg], store, progress=False)[0]
+    assert_same_weights(straight.final, resumed.final)
+    assert store.load_meta(cfg)["resumed_from_epoch"] == resumed_from

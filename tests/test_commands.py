@@ -1,0 +1,67 @@
+"""The command lines refuse what they cannot honour and name a bad value in one line, before any
+work starts (no traceback)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from anchorkit.config import ParameterError
+from anchorkit.executor import check_scheduler, connect
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def train_runs(*argv) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scripts.train_runs", *argv], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "ANCHORKIT_STORE": "/nonexistent/store"})
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["--study", "control", "--seeds", "950", "--epochs", "3"], "--epochs would be ignored"),
+    (["--study", "control", "--set", "lr=0.1"], "--set would be ignored"),
+    (["--set", "lr=abc"], "'lr' = 'abc': expected a value of type float"),
+    (["--set", "lr"], "'--set' = 'lr': expected key=value"),
+    (["--set", "learned_positions=yes"], "'learned_positions' = 'yes': expected true or false"),
+    (["--set", "nope=1"], "unknown setting 'nope'"),
+    (["--seeds", "1", "1"], "expected distinct seeds"),
+    (["--seeds", "-3"], "expected seeds >= 0"),
+    (["--scheduler", "inprocess"], "did you mean 'in-process'?"),
+    (["--epochs", "0"], "'epochs' = 0: expected an integer >= 1"),
+    (["--recipes", "faloff"], "'recipe' = 'faloff'"),
+])
+def test_a_bad_command_line_is_refused_in_one_line_naming_the_value(argv, named):
+    r = train_runs(*argv)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert named in r.stderr and "Traceback" not in r.stderr
+    assert r.stdout == ""  # nothing was planned, let alone trained
+
+
+def test_an_unreachable_scheduler_is_named_quickly():
+    with pytest.raises(ParameterError, match="tcp://127.0.0.1:9"):
+        with connect("tcp://127.0.0.1:9"):
+            pass
+
+
+def test_scheduler_values():
+    assert check_scheduler(None) is None and check_scheduler("in-process") == "in-process"
+    assert check_scheduler("tcp://host:8786") == "tcp://host:8786"
+    with pytest.raises(ParameterError, match="did you mean"):
+        check_scheduler("in_process")
+
+
+def test_a_device_typo_is_named_before_torch_sees_it():
+    from anchorkit.train import train
+    from tests.conftest import small
+
+    with pytest.raises(ParameterError, match="'device' = 'cpuu'"):
+        train([small()], device="cpuu", progress=False)
+
+
+def test_the_scout_refuses_a_length_below_one_before_training():
+    from anchorkit import scout
+
+    with pytest.raises(ParameterError, match="lengths"):
+        scout.run_scout(["weak-basis"], lengths=[-1, 2], profile="quick", progress=False)
