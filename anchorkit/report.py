@@ -22,8 +22,7 @@ def summary(values, fmt: str = ".2f") -> str:
 
 def number(x: float, fmt: str = ".2f") -> str:
     """``x`` formatted, never as a negative zero (−0.000 reads as a sign that is not there)."""
-    s = f"{x:{fmt}}"
-    return s[1:] if s.startswith("-") and not s.strip("-0.%e+") else s
+    return unsigned_zero(f"{x:{fmt}}")
 
 
 def count(flags) -> str:
@@ -77,9 +76,17 @@ def captioned(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: s
     numbers formatted, with a caption, as a pandas Styler."""
     out = df[list(headers)].rename(columns=dict(headers))
     numeric = [h for c, h in headers.items() if pd.api.types.is_float_dtype(df[c])]
-    other = [h for h in out.columns if h not in numeric]
-    return (out.style.hide(axis="index").format(fmt, subset=numeric, na_rep="–")
+    flags = [h for c, h in headers.items() if pd.api.types.is_bool_dtype(df[c])]
+    other = [h for h in out.columns if h not in numeric and h not in flags]
+    return (out.style.hide(axis="index")
+            .format(lambda v: unsigned_zero(fmt.format(v)), subset=numeric, na_rep="–")
+            .format(lambda v: "yes" if v else "no", subset=flags, na_rep="–")
             .format(subset=other, na_rep="–").set_caption(caption))
+
+
+def unsigned_zero(text: str) -> str:
+    """``-0.000`` → ``0.000``: a formatted number that rounds to zero carries no sign."""
+    return text[1:] if text.startswith("-") and not text.strip("-0.%e+") else text
 
 
 def pearson(x, y) -> tuple[float, int]:
@@ -266,7 +273,7 @@ def by_seed(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: str
         if isinstance(v, (bool, np.bool_)):
             return "yes" if v else "no"
         if isinstance(v, (float, np.floating)):
-            return fmt.format(v)
+            return unsigned_zero(fmt.format(v))
         return str(v)
 
     rows = {label: [cell(v) for v in df[col]] for col, label in headers.items() if col != "seed"}

@@ -122,3 +122,40 @@ def run_viability(reports_dir=None, store=None, scheduler: str | None = None,
         write_study(Path(where), tables, "viability", list(SEEDS), profile, viability_runs(profile),
                     time.perf_counter() - t0, source, REGIME)
     return tables
+
+
+def decision_text(tables: dict[str, pd.DataFrame]) -> str:
+    """The check's outcome in words, from its tables: the decision, and per optimizer how many
+    falloff runs kept the anchor by the rule at the regime's length."""
+    d = tables["decision"].iloc[0]
+    a = tables["anchors"]
+    full = a[(a.run_epochs == regimes.SECOND_EPOCHS) & (a.epochs == regimes.SECOND_EPOCHS)]
+
+    def kept(opt):
+        rows = full[full.optimizer == opt]
+        return f"{int(rows.keeps.sum())} of {len(rows)}"
+
+    counts = (f"at {regimes.SECOND_EPOCHS} epochs, {kept('rotated')} rotated and {kept('adam')} "
+              "plain-Adam falloff runs keep the anchor by the rule")
+    if not bool(d["viable"]):
+        return (f"Not viable: {counts}, so the report's study is not run in the {REGIME} regime "
+                "and the book says so.")
+    length = int(d["epochs"])
+    why = ("the cheaper length also meets the rule and the premise on both seeds" if length == SHORT
+           else f"the cheaper length of {SHORT} epochs does not meet the rule and the premise on "
+                "both seeds")
+    return (f"Viable: {counts}; the paper seeds are trained to {length} epochs ({why}).")
+
+
+def anchor_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per falloff run measured at the end of its run: the rule's quantities."""
+    a = tables["anchors"]
+    a = a[a.epochs == a.run_epochs].sort_values(["run_epochs", "optimizer", "seed"])
+    low = a[[c for c in a.columns if c.startswith(("anchored_score_", "control_score_"))]]
+    return pd.DataFrame({
+        "epochs": a.run_epochs, "optimizer": a.optimizer.map({"adam": "plain Adam",
+                                                              "rotated": "rotated Adam"}),
+        "seed": a.seed, "raw removal": a.raw_removal, "net removal": a.net_removal,
+        "spill": a.spill, "lowest op score (either run)": low.min(axis=1),
+        "alignment, slice 3": a.alignment_3, "alignment, slice 4": a.alignment_4,
+        "keeps the anchor": a.keeps.map({True: "yes", False: "no"})})
