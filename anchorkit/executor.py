@@ -27,7 +27,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-import pandas as pd
 import torch
 
 from anchorkit.config import ParameterError, RunConfig
@@ -36,7 +35,6 @@ SCHEDULER_ENV = "ANCHORKIT_SCHEDULER"
 IN_PROCESS = "in-process"
 THREADS = 1  # torch threads of every task (fp32 rounding of a GEMM may depend on it)
 ENSEMBLE_RUNS = 4  # runs per training task (on a CPU an ensemble is no faster per run)
-SWEEP_SLICE = 36  # directions per sweep task (143 directions: four tasks per run)
 
 
 @contextlib.contextmanager
@@ -61,63 +59,36 @@ def train_task(configs: list[RunConfig], store, device: str = "cpu", snapshots=(
     return [c.hash for c in configs]
 
 
-def _final(cfg: RunConfig, store) -> dict:
-    return store.load_final(cfg)
-
-
-def base_task(cfg: RunConfig, store, *after) -> str:
-    """A run's ``base`` answers, computed into the store's cache unless already there."""
-    from anchorkit.predictions import cached_predictions
-
-    with threads(THREADS):
-        cached_predictions(cfg, _final(cfg, store), ("base",), store)
-    return cfg.hash
-
-
-def sweep_task(cfg: RunConfig, store, start: int, stop: int, *after) -> torch.Tensor:
-    """The sweep answers of directions ``start:stop`` of a run."""
-    from anchorkit.predictions import sweep_answers
-    from anchorkit.studies import SWEEP_CHUNK
-
-    with threads(THREADS):
-        return sweep_answers(cfg, _final(cfg, store), start, stop, SWEEP_CHUNK)
-
-
-def save_sweep_task(cfg: RunConfig, store, *slices: torch.Tensor) -> str:
-    """Cache a run's sweep answers from its slices, in order."""
-    from anchorkit.predictions import predictions_key
-
-    store.save_predictions(predictions_key(cfg, "sweep", _final(cfg, store)),
-                           {"sweep": torch.cat(slices)})
-    return cfg.hash
-
-
-def pair_task(pair, sweep: bool, store, *after) -> dict[str, pd.DataFrame]:
-    """A pair's tables, derived from its runs' cached answers."""
-    from anchorkit.studies import measured
-    from anchorkit.train import train
-
-    with threads(THREADS):
-        trained = {r.config.hash: r for r in train([pair.anchored, pair.control]
-                                                   if pair.anchored != pair.control
-                                                   else [pair.anchored], store, progress=False)}
-        return measured(pair, sweep, trained, store)
-
-
 # ---------------------------------------------------------------------- the graph
+@dataclass(frozen=True)
+class Ref:
+    """An argument that stands for the result of another task of the graph (by its key)."""
+
+    key: str
+
+
 @dataclass
 class Graph:
-    """The tasks of a study, as (function, arguments) by key; an argument that is a key of an
-    earlier task stands for that task's result. Training tasks count the runs they train; the
-    output tasks (a study's pairs, the scout's measurements) are what ``execute`` returns."""
+    """The tasks of a study, as (function, arguments) by key; an argument that is a ``Ref``
+    stands for that task's result (and orders the tasks). Training tasks count the runs they
+    train; the output tasks (a study's pairs, the scout's measurements) are what ``execute``
+    returns, in order."""
 
     tasks: dict[str, tuple[Callable, tuple]] = field(default_factory=dict)
     trains: dict[str, int] = field(default_factory=dict)  # training task → runs it trains
     outputs: list[str] = field(default_factory=list)  # tasks whose results come back, in order
 
-    def add(self, key: str, fn: Callable, *args) -> str:
+    def add(self, key: str, fn: Callable, *args) -> Ref:
+        if key in self.tasks:
+            raise ValueError(f"task {key!r} is in the graph already")
         self.tasks[key] = (fn, args)
-        return key
+        return Ref(key)
+
+    def output(self, key: str, fn: Callable, *args) -> Ref:
+        """A task whose result ``execute`` returns."""
+        ref = self.add(key, fn, *args)
+        self.outputs.append(key)
+        return ref
 
 
 def ensembles(runs: list[RunConfig], store, size: int = ENSEMBLE_RUNS) -> list[list[RunConfig]]:
@@ -130,44 +101,23 @@ def ensembles(runs: list[RunConfig], store, size: int = ENSEMBLE_RUNS) -> list[l
     return [g[i:i + size] for g in groups.values() for i in range(0, len(g), size)]
 
 
-def study_graph(runs: list[RunConfig], pairs: list, sweep: bool, store,
-                size: int = ENSEMBLE_RUNS, device: str = "cpu") -> Graph:
-    """Train the unfinished runs; answer every run (base, and the sweep in slices) whose answers
-    are not cached; measure every pair once both its runs are answered."""
-    from anchorkit.predictions import cached_part, n_sweep_directions
-
-    g = Graph()
-    trained_by: dict[str, str] = {}
+def add_training(g: Graph, runs: list[RunConfig], store, device: str = "cpu", snapshots=(),
+                 size: int = ENSEMBLE_RUNS) -> dict[str, Ref]:
+    """Add a training task per ensemble of the unfinished runs (keeping their weights at the
+    epochs ``snapshots``); returns, by run hash, the task that trains each."""
+    trained_by: dict[str, Ref] = {}
     for i, group in enumerate(ensembles(runs, store, size)):
-        key = g.add(f"train-{i}", train_task, group, store, device)
-        g.trains[key] = len(group)
-        trained_by.update({c.hash: key for c in group})
-    answered: dict[str, list[str]] = {}
-    for c in runs:
-        after = [trained_by[c.hash]] if c.hash in trained_by else []
-        done = []
-        if c.hash in trained_by or cached_part(c, "base", store) is None:
-            done.append(g.add(f"base-{c.hash}", base_task, c, store, *after))
-        if sweep and (c.hash in trained_by or cached_part(c, "sweep", store) is None):
-            n = n_sweep_directions(c)
-            slices = [g.add(f"sweep-{c.hash}-{a}", sweep_task, c, store, a, min(a + SWEEP_SLICE, n),
-                            *after) for a in range(0, n, SWEEP_SLICE)]
-            done.append(g.add(f"save-sweep-{c.hash}", save_sweep_task, c, store, *slices))
-        answered[c.hash] = done
-    for i, p in enumerate(pairs):
-        deps = answered[p.anchored.hash] + (answered[p.control.hash]
-                                            if p.control != p.anchored else [])
-        g.outputs.append(g.add(f"pair-{i}", pair_task, p, sweep, store, *deps))
-    return g
+        ref = g.add(f"train-{i}", train_task, group, store, device, tuple(snapshots))
+        g.trains[ref.key] = len(group)
+        trained_by.update({c.hash: ref for c in group})
+    return trained_by
 
 
 def training_graph(runs: list[RunConfig], store, size: int = ENSEMBLE_RUNS,
                    device: str = "cpu", snapshots=()) -> Graph:
     """Train the unfinished runs only (keeping their weights at the epochs ``snapshots``)."""
     g = Graph()
-    for i, group in enumerate(ensembles(runs, store, size)):
-        key = g.add(f"train-{i}", train_task, group, store, device, tuple(snapshots))
-        g.trains[key] = len(group)
+    add_training(g, runs, store, device, snapshots, size)
     return g
 
 
@@ -265,7 +215,7 @@ def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
             if client is None:
                 results: dict[str, object] = {}
                 for key, (fn, args) in graph.tasks.items():
-                    results[key] = fn(*(results[a] if _is_key(a, graph) else a for a in args))
+                    results[key] = fn(*(results[a.key] if isinstance(a, Ref) else a for a in args))
                     tick(key)
                 return {k: results[k] for k in graph.outputs}
             return _on_dask(client, graph, tick)
@@ -273,16 +223,12 @@ def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
         bar.close()
 
 
-def _is_key(a, graph: Graph) -> bool:
-    return isinstance(a, str) and a in graph.tasks
-
-
 def _on_dask(client, graph: Graph, tick) -> dict[str, object]:
     from distributed import as_completed
 
     futures = {}
     for key, (fn, args) in graph.tasks.items():
-        args = tuple(futures[a] if _is_key(a, graph) else a for a in args)
+        args = tuple(futures[a.key] if isinstance(a, Ref) else a for a in args)
         # pure=False: a task is named by its key in this graph, not by hashing its arguments
         futures[key] = client.submit(fn, *args, key=f"{key}-{os.getpid()}-{id(graph)}",
                                      pure=False)

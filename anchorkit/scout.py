@@ -294,7 +294,7 @@ def anchor_task(anchored: RunConfig, control: RunConfig, store, epochs: int, reg
     """Falloff against its control after ``epochs`` epochs: measure_pair's results row (no
     sweep) with the falloff run's alignment at the difference answers of slices 3 and 4."""
     from anchorkit.executor import THREADS, threads
-    from anchorkit.studies import Pair, measure_pair
+    from anchorkit.pairs import Pair, measure_pair
 
     with threads(THREADS):
         t = measure_pair(Pair(anchored, control), _state_at(anchored, store, epochs),
@@ -311,27 +311,22 @@ def scout_graph(regimes, seeds, lengths, store, profile: str = "scout", recipe: 
     """Train the runs of ``recipe`` in every regime to the longest length, keeping the weights at
     every length; then, for controls, measure the premise at each length, for falloff, measure it
     against its control (already trained) at each length. Returns the graph and its runs."""
-    from anchorkit.executor import Graph, ensembles, train_task
+    from anchorkit.executor import Graph, add_training
 
     lengths = sorted(set(lengths))
     runs = {r: scout_runs([r], seeds, (recipe,), max(lengths), profile) for r in regimes}
     every = [c for rs in runs.values() for c in rs]
     g = Graph()
-    trained_by = {}
-    for i, group in enumerate(ensembles(every, store)):
-        key = g.add(f"train-{i}", train_task, group, store, "cpu", tuple(lengths))
-        g.trains[key] = len(group)
-        trained_by.update({c.hash: key for c in group})
+    trained_by = add_training(g, every, store, snapshots=lengths)
     for regime, rs in runs.items():
         for c in rs:
             after = [trained_by[c.hash]] if c.hash in trained_by else []
             for L in lengths:
                 if recipe == "control":
-                    g.outputs.append(g.add(f"premise-{c.hash}-{L}", premise_task, c, store, L,
-                                           regime, *after))
+                    g.output(f"premise-{c.hash}-{L}", premise_task, c, store, L, regime, *after)
                 else:
-                    g.outputs.append(g.add(f"anchor-{c.hash}-{L}", anchor_task, c,
-                                           c.replace(recipe="control"), store, L, regime, *after))
+                    g.output(f"anchor-{c.hash}-{L}", anchor_task, c, c.replace(recipe="control"),
+                             store, L, regime, *after)
     return g, every
 
 
@@ -344,7 +339,7 @@ def written(where, seeds, profile: str, controls: list[RunConfig], lengths) -> b
     f = Path(where) / "provenance.json"
     if not f.exists() or not (Path(where) / "premise.parquet").exists():
         return False
-    from anchorkit.studies import check_manifest
+    from anchorkit.provenance import check_manifest
 
     prov = json.loads(f.read_text())
     if prov.get("study") == SCOUT:
@@ -371,7 +366,7 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str
     from anchorkit.config import check_lengths, check_seeds
     from anchorkit.executor import execute
     from anchorkit.store import RunStore
-    from anchorkit.studies import read_tables, source_state, write_study
+    from anchorkit.provenance import read_tables, source_state, write_study
 
     t0 = time.perf_counter()
     source = source_state()

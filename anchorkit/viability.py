@@ -99,7 +99,7 @@ def run_viability(reports_dir=None, store=None, scheduler: str | None = None,
 
     from anchorkit.executor import execute
     from anchorkit.store import RunStore
-    from anchorkit.studies import source_state, write_study
+    from anchorkit.provenance import source_state, write_study
 
     t0, source = time.perf_counter(), source_state()
     store = store if store is not None else RunStore()

@@ -17,7 +17,8 @@ import time
 import torch
 
 from anchorkit.config import check_choice
-from anchorkit.executor import IN_PROCESS, study_graph
+from anchorkit.executor import IN_PROCESS
+from anchorkit.pipeline import study_graph
 from anchorkit.store import RunStore
 from anchorkit.studies import (DEFAULT_SEEDS, PAPER_SEEDS, STUDIES, SWEEPS, run_study,
                                study_pairs, study_runs)

@@ -23,7 +23,7 @@ from anchorkit.edit import e1, projection_edit
 from anchorkit.measure import linear_probe_accuracy
 from anchorkit.scout import ANCHOR, SCORE_MIN
 from anchorkit.store import RunStore
-from anchorkit.studies import Pair, measure_pair
+from anchorkit.pairs import Pair, measure_pair
 from anchorkit.task import DIFFERENCE, OPS, positions, probe_set
 from anchorkit.train import load_model
 from scripts.train_runs import configs_from_args

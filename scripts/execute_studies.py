@@ -21,8 +21,8 @@ from pathlib import Path
 import papermill as pm
 
 from anchorkit import scout
-from anchorkit.studies import (DEFAULT_SEEDS, ESSAY, PAPER_SEEDS, STUDIES, essay_runs,
-                               study_runs, written_for)
+from anchorkit.provenance import written_for
+from anchorkit.studies import DEFAULT_SEEDS, ESSAY, PAPER_SEEDS, STUDIES, essay_runs, study_runs
 
 PAGES_ONLY = ("reproduction-ledger", "reproducibility")  # pages that execute like a study but train nothing
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,7 +25,8 @@ import pandas as pd
 import torch
 
 from anchorkit.store import RunStore, write_json, write_table
-from anchorkit.studies import STUDIES, provenance, run_study, study_runs
+from anchorkit.studies import STUDIES, run_study, study_runs
+from anchorkit.provenance import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-6  # float32 measures of order one: a few units in the last place

@@ -11,7 +11,8 @@ import pytest
 
 from anchorkit import executor
 from anchorkit.store import RunStore
-from anchorkit.studies import read_tables, run_study, study_pairs, study_runs
+from anchorkit.studies import run_study, study_pairs, study_runs
+from anchorkit.provenance import read_tables
 
 STUDY, SEEDS = "reference-baseline", [3]  # a pair with the direction sweep: every kind of task
 KW = dict(profile="quick", epochs=2, progress=False)
@@ -80,7 +81,9 @@ def test_the_graph_of_a_finished_and_answered_study_only_measures(tmp_path):
     run_study("control", [4], profile="quick", epochs=1, store=store, progress=False,
               scheduler=executor.IN_PROCESS)
     runs = study_runs("control", [4], "quick", epochs=1)
-    graph = executor.study_graph(runs, study_pairs("control", [4], "quick", epochs=1), False,
+    from anchorkit.pipeline import study_graph
+
+    graph = study_graph(runs, study_pairs("control", [4], "quick", epochs=1), False,
                                  store)
     assert not graph.trains and list(graph.tasks) == graph.outputs == ["pair-0"]
 

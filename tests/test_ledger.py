@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from anchorkit import ledger
-from anchorkit.studies import rate_table
+from anchorkit.derived import rate_table
 from anchorkit.task import SYNTAX
 
 ROOT = Path(__file__).resolve().parent.parent

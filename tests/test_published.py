@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from anchorkit.store import PUBLISHED, RunStore
-from anchorkit.studies import (DEFAULT_SEEDS, PAPER_SEEDS, STUDIES, measure_pair, study_pairs,
-                               study_runs)
+from anchorkit.pairs import measure_pair
+from anchorkit.studies import DEFAULT_SEEDS, PAPER_SEEDS, STUDIES, study_pairs, study_runs
 from anchorkit.task import OPS
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"

@@ -35,7 +35,7 @@ def test_screen_scope_reads_the_net_removal_row_of_the_rate_table():
     import pandas as pd
 
     from anchorkit.report import screen_scope
-    from anchorkit.studies import rate_table
+    from anchorkit.derived import rate_table
 
     results = pd.DataFrame({"kept": [True] * 38 + [False] * 2,
                             "kept_raw": [True] * 35 + [False] * 5})
@@ -102,7 +102,7 @@ def test_the_report_answers_follow_the_tables():
 
 def test_with_no_loss_observed_only_the_upper_end_of_the_interval_is_quoted():
     from anchorkit.report import chance_of_losses, screen_scope
-    from anchorkit.studies import rate_table
+    from anchorkit.derived import rate_table
 
     none_lost = rate_table(pd.DataFrame({"kept": [True] * 40, "kept_raw": [True] * 40}))
     row = none_lost.set_index("rule").loc["net removal"]

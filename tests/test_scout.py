@@ -126,7 +126,7 @@ def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
     from anchorkit.measure import direction_cost, drop, edited_scores, energy_shares, \
         last_slice_states, op_scores
     from anchorkit.store import RunStore
-    from anchorkit.studies import read_tables
+    from anchorkit.provenance import read_tables
     from anchorkit.task import probe_set
     from anchorkit.train import load_model
 
@@ -261,7 +261,7 @@ def test_premise_by_seed_puts_each_control_beside_its_rotated_twin():
 
 
 def test_provenance_names_every_run_of_every_regime():
-    from anchorkit.studies import run_names
+    from anchorkit.provenance import run_names
 
     runs = scout.scout_runs()
     names = run_names(runs)

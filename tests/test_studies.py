@@ -4,7 +4,9 @@ import pytest
 import torch
 
 from anchorkit.config import ParameterError
-from anchorkit.studies import STUDIES, derived_tables, measure_pair, study_pairs, study_runs
+from anchorkit.studies import STUDIES, study_pairs, study_runs
+from anchorkit.derived import derived_tables
+from anchorkit.pairs import measure_pair
 from anchorkit.train import train
 
 
@@ -68,8 +70,14 @@ def test_cached_answers_give_the_tables_of_a_fresh_measurement(quick_pair, tmp_p
     store = RunStore(tmp_path)
     answers = tuple(cached_predictions(cfg, st, PARTS, store, chunk=16)
                     for cfg, st in ((pair.anchored, a), (pair.control, c)))
-    again = tuple(cached_predictions(cfg, None, PARTS, store)  # read back: no state needed
-                  for cfg in (pair.anchored, pair.control))
+    import anchorkit.predictions as predictions
+
+    real, predictions.predict = predictions.predict, None  # read back: no forward may run
+    try:
+        again = tuple(cached_predictions(cfg, st, PARTS, store)
+                      for cfg, st in ((pair.anchored, a), (pair.control, c)))
+    finally:
+        predictions.predict = real
     for x, y in zip(answers, again):
         assert x.keys() == y.keys() and all(torch.equal(x[k], y[k]) for k in x)
     direct = measure_pair(pair, a, c, sweep=True, chunk=32)
@@ -140,6 +148,7 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
     """A definition-only change (here: removal doubled) leaves the cached answers valid: the
     study re-derives its tables with the new definition and runs no edited forward."""
     import anchorkit.measure as measure
+    import anchorkit.pairs as pairs
     import anchorkit.predictions as predictions
     import anchorkit.studies as studies
     from anchorkit.store import RunStore
@@ -154,7 +163,7 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
 
     monkeypatch.setattr(predictions, "predict", no_forward)
     monkeypatch.setattr(measure, "edited_predictions", no_forward)
-    monkeypatch.setattr(studies, "removal", lambda d, s: 2 * (d[..., 1] / s[..., 1]))
+    monkeypatch.setattr(pairs, "removal", lambda d, s: 2 * (d[..., 1] / s[..., 1]))
     after = studies.run_study("reference-baseline", [5], **kw)
     np.testing.assert_allclose(after["results"]["raw_removal"],
                                2 * before["results"]["raw_removal"])
@@ -162,6 +171,7 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
 
 
 def test_reuse_reads_tables_written_for_the_same_runs_and_only_those(tmp_path, monkeypatch):
+    import anchorkit.executor as executor
     import anchorkit.studies as studies
     from anchorkit.store import RunStore
 
@@ -172,7 +182,7 @@ def test_reuse_reads_tables_written_for_the_same_runs_and_only_those(tmp_path, m
     def no_training(*a, **k):
         raise AssertionError("trained although the tables were there")
 
-    monkeypatch.setattr(studies, "train", no_training)
+    monkeypatch.setattr(executor, "train_task", no_training)
     again = studies.run_study("control", [6], reuse=True, **kw)
     assert again.keys() == first.keys()
     pd.testing.assert_frame_equal(again["results"], first["results"])

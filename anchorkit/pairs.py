@@ -1,0 +1,211 @@
+"""Measuring a pair of runs: an anchored run and the control at the same seed and optimizer.
+
+``measure_pair`` derives every measurement of the Methods page from the two runs' cached query
+answers (``anchorkit.predictions``) and one clean forward of the probe set (the basis measures),
+as tidy tables; ``measured`` reads the answers from the store's cache (computing and caching what
+is missing) and measures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import torch
+
+from anchorkit.config import RunConfig
+from anchorkit.edit import DOSES, coordinate_axes, rotated_axes
+from anchorkit.measure import (alignment_profile, contexts_per_op, cos_e1, direction_cost, drop,
+                               energy_shares, kept, kurtosis, landing, last_slice_states, moved,
+                               null_of_other_ops, other_ops_drop, over_removal, reference_baseline,
+                               removal, removal_error, scores_of_predictions, span, spike, spill,
+                               syntax_cosines, syntax_positions, task_change)
+from anchorkit.task import DIFFERENCE, OPS, probe_set
+from anchorkit.train import load_model, rotation
+
+
+@dataclass(frozen=True)
+class Pair:
+    """An anchored run and the control at the same seed under the same optimizer."""
+
+    anchored: RunConfig
+    control: RunConfig
+
+
+def _roles(pair: Pair):
+    return (("anchored", pair.anchored), ("control", pair.control))
+
+
+def _stack(answers, name: str) -> torch.Tensor:
+    """The answers ``name`` of both runs of a pair, stacked (2, …), as integers."""
+    return torch.stack([a[name] for a in answers]).long()
+
+
+@torch.inference_mode()
+def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: bool = True,
+                 chunk: int = 8, answers: tuple[dict, dict] | None = None
+                 ) -> dict[str, pd.DataFrame]:
+    """Every measurement of SPEC §8 on one pair of runs, as tidy tables.
+
+    ``results`` (one row, full dose), ``dose`` (one row per dose), ``alignment`` (by slice),
+    ``spectra`` (energy share per basis vector at the last slice, over all positions and over the
+    syntax positions), and with ``sweep`` the ``directions`` table (every swept direction's cost
+    and drop of difference at full dose).
+
+    Scores come from the runs' query answers (``anchorkit.predictions``; ``answers`` gives them,
+    one dict per run, as cached; else they are computed here); the basis measures come from one
+    clean forward of the probe set. Nothing here runs an edited forward when ``answers`` is given.
+    """
+    from anchorkit.predictions import PARTS, predict, sweep_directions
+
+    a_cfg, c_cfg = pair.anchored, pair.control
+    if answers is None:
+        parts = PARTS if sweep else ("base",)
+        answers = tuple({k: v for part in parts for k, v in predict(cfg, st, part, chunk).items()}
+                        for cfg, st in ((a_cfg, anchored_state), (c_cfg, control_state)))
+    model = load_model([a_cfg, c_cfg], [anchored_state, control_state])
+    D, task, seed = a_cfg.model.d_model, a_cfg.task, a_cfg.seed
+    probe = probe_set(task)
+    batch = probe.clean
+    clean_answers = _stack(answers, "clean")
+    clean = scores_of_predictions(clean_answers, batch)  # (2, ops)
+    null = null_of_other_ops(clean_answers, batch)
+    evidence_null = scores_of_predictions(_stack(answers, "null"), probe.null)
+    spans, evidence_spans = span(clean, null), span(clean, evidence_null)
+    n_ops = contexts_per_op(batch)
+    error = removal_error(null[:, DIFFERENCE], spans[:, DIFFERENCE], n_ops[DIFFERENCE],
+                          n_ops.sum() - n_ops[DIFFERENCE])
+    e1_answers = _stack(answers, "e1")  # (2, doses, B)
+    edited = scores_of_predictions(e1_answers, batch).transpose(0, 1)  # (doses, 2, ops)
+    drops = drop(clean, edited)
+    over = over_removal(edited[:, 0, DIFFERENCE], null[0, DIFFERENCE], n_ops[DIFFERENCE],
+                        n_ops.sum() - n_ops[DIFFERENCE])
+    raw, control_drop = removal(drops[:, 0], spans[0]), removal(drops[:, 1], spans[1])
+    raw_ev = removal(drops[:, 0], evidence_spans[0])
+    control_ev = removal(drops[:, 1], evidence_spans[1])
+    base = {"seed": seed, "optimizer": a_cfg.optimizer, "recipe": a_cfg.recipe,
+            "run": a_cfg.name, "control_run": c_cfg.name}
+
+    dose_rows = []
+    for i, d in enumerate(DOSES):
+        dose_rows.append({**base, "dose": d, "raw_removal": float(raw[i]),
+                          "control_drop": float(control_drop[i]),
+                          "net_removal": float(raw[i] - control_drop[i]),
+                          "over_removal": bool(over[i]),
+                          "raw_removal_vs_evidence_null": float(raw_ev[i]),
+                          "net_removal_vs_evidence_null": float(raw_ev[i] - control_ev[i]),
+                          "spill": float(spill(drops[i:i + 1, 0], drops[i:i + 1, 1])),
+                          "raw_spill": float(other_ops_drop(drops[i, 0])),
+                          "control_other_ops": float(other_ops_drop(drops[i, 1]))})
+    full = dose_rows[-1]
+    res = {**base, **{k: full[k] for k in (
+        "raw_removal", "control_drop", "net_removal", "over_removal",
+        "raw_removal_vs_evidence_null", "net_removal_vs_evidence_null", "raw_spill",
+        "control_other_ops")}}
+    res["removal_error"] = float(error[0])
+    res["spill"] = float(spill(drops[:, 0], drops[:, 1]))
+    res["landing"] = float(landing(e1_answers[0, -1], batch))
+    res["task_change"] = float(task_change(clean[0], clean[1]))
+    res["kept"] = bool(kept(res["net_removal"]))
+    res["kept_raw"] = bool(kept(res["raw_removal"]))
+    for role_i, (role, _) in enumerate(_roles(pair)):
+        for j, op in enumerate(OPS):
+            res[f"{role}_score_{op}"] = float(clean[role_i, j])
+        res[f"{role}_null_difference"] = float(null[role_i, DIFFERENCE])
+        res[f"{role}_evidence_null_difference"] = float(evidence_null[role_i, DIFFERENCE])
+        res[f"{role}_span_difference"] = float(spans[role_i, DIFFERENCE])
+
+    align_diff, align_other = alignment_profile(model, batch)
+    align_rows = [{**base, "role": role, "slice": s, "context": ctx, "alignment": float(v[i, s])}
+                  for i, (role, _) in enumerate(_roles(pair))
+                  for ctx, v in (("difference", align_diff), ("other", align_other))
+                  for s in range(v.shape[1])]
+
+    states = last_slice_states(model, batch)
+    at_syntax = syntax_positions(task, batch)
+    R = rotation(a_cfg.replace(optimizer="rotated"))  # the seed's R (for plain Adam: arbitrary)
+    bases = {"axes": coordinate_axes(D), "rotated": rotated_axes(R)}
+    anchored_run = pair.anchored != pair.control and a_cfg.recipe != "control"
+    spectra_rows = []
+    for name, basis in bases.items():
+        shares = energy_shares(states, basis)
+        syntax_shares = energy_shares(states, basis, at_syntax)
+        kurt = kurtosis(states, basis)
+        cos = syntax_cosines(model, basis)
+        found = {}
+        for i, (role, _) in enumerate(_roles(pair)):
+            # along the axes e₁ is never an anchored run's spike: the anchor put energy there
+            exclude = 0 if name == "axes" and role == "anchored" and anchored_run else None
+            index, has = spike(syntax_shares[i], exclude)
+            found[role] = index, has = int(index), bool(has)
+            res[f"{role}_has_spike_{name}"] = has
+            res[f"{role}_spike_{name}"] = index if has else None
+            res[f"{role}_spike_share_{name}"] = float(shares[i, index]) if has else float("nan")
+            res[f"{role}_cos_e1_spike_{name}"] = (float(cos_e1(basis, torch.tensor(index)))
+                                                  if has else float("nan"))
+            res[f"{role}_top_share_{name}"] = float(shares[i].max())
+            res[f"{role}_kurtosis_{name}"] = float(kurt[i])
+            for sym, v in cos.items():
+                res[f"{role}_syntax_cos_{sym}_{name}"] = float(v[i])
+            spectra_rows += [{**base, "role": role, "basis": name, "direction": k,
+                              "share": float(shares[i, k]),
+                              "syntax_share": float(syntax_shares[i, k])} for k in range(D)]
+        (a_index, a_has), (c_index, c_has) = found["anchored"], found["control"]
+        res[f"moved_{name}"] = moved(a_index, c_index, a_has, c_has)
+    out = {"results": res, "dose": dose_rows, "alignment": align_rows, "spectra": spectra_rows}
+
+    if sweep:
+        kinds, idx, _ = sweep_directions(a_cfg)
+        scores = scores_of_predictions(_stack(answers, "sweep"), batch)  # (2, n, ops)
+        drops_dir = clean[:, None] - scores
+        cost = direction_cost(drops_dir)
+        share = removal(drops_dir, spans[:, None])
+        dir_rows = [{**base, "role": role, "kind": k, "index": ix, "cost": float(cost[i, n]),
+                     "difference_share": float(share[i, n])}
+                    for i, (role, _) in enumerate(_roles(pair))
+                    for n, (k, ix) in enumerate(zip(kinds, idx))]
+        dir_rows += [{**base, "role": role, "kind": "e1", "index": 0,
+                      "cost": float(direction_cost(drops[-1, i])),
+                      "difference_share": float(removal(drops[-1, i], spans[i]))}
+                     for i, (role, _) in enumerate(_roles(pair))]
+        out["directions"] = dir_rows
+        ref = pd.DataFrame(dir_rows)
+        # reference directions: the optimizer's own basis, off the spike (the axes: off e₁ too)
+        kind, name = ("axis", "axes") if a_cfg.optimizer == "adam" else ("rotated", "rotated")
+        for role, _ in _roles(pair):
+            mine = ref[(ref.role == role) & (ref.kind == kind)]
+            off = [res[f"{role}_spike_{name}"]] if res[f"{role}_has_spike_{name}"] else []
+            pick = mine[~mine["index"].isin(off)]
+            res[f"{role}_reference_baseline"] = float(
+                reference_baseline(torch.tensor(pick["difference_share"].to_numpy())))
+        res["removal_net_of_reference"] = res["raw_removal"] - res["anchored_reference_baseline"]
+    return _typed({k: pd.DataFrame([v] if isinstance(v, dict) else v) for k, v in out.items()})
+
+
+def _typed(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """Columns that may be undefined get nullable types (a spike's index, moved), so that the
+    tables of many pairs concatenate and round-trip through Parquet alike."""
+    res = tables["results"]
+    for col in res.columns:
+        if col.startswith("moved_"):
+            res[col] = res[col].astype("boolean")
+        elif col.startswith(("anchored_spike_", "control_spike_")) and "share" not in col:
+            res[col] = res[col].astype("Int64")
+    return tables
+
+
+# directions per forward in a sweep: one at a time is the fastest on this CPU (BENCHMARKS.md); the
+# predictions do not depend on it
+SWEEP_CHUNK = 1
+
+
+def measured(pair: Pair, sweep: bool, store) -> dict[str, pd.DataFrame]:
+    """A pair's tables, derived from its runs' answers: read from the store's cache, or
+    computed (a sweep, if asked for) and cached first."""
+    from anchorkit.predictions import PARTS, cached_predictions
+
+    parts = PARTS if sweep else ("base",)
+    states = [store.load_final(c) for c in (pair.anchored, pair.control)]
+    answers = tuple(cached_predictions(c, st, parts, store, SWEEP_CHUNK)
+                    for c, st in zip((pair.anchored, pair.control), states))
+    return measure_pair(pair, *states, sweep=sweep, answers=answers)

@@ -1,0 +1,70 @@
+"""A study as a graph of tasks: train each ensemble of unfinished runs, answer every run (its
+``base`` answers, and its sweep in slices of directions), then measure each pair once the answers
+of its two runs are cached. Every task reads its inputs from the run store and writes its outputs
+there (``anchorkit.executor`` runs the graph in-process or on Dask), so a finished task is a load
+and a lost one runs again.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import torch
+
+from anchorkit.config import RunConfig
+from anchorkit.executor import ENSEMBLE_RUNS, THREADS, Graph, add_training, threads
+from anchorkit.pairs import SWEEP_CHUNK, Pair, measured
+from anchorkit.predictions import (cached_part, cached_predictions, n_sweep_directions,
+                                   predictions_key, sweep_answers)
+
+SWEEP_SLICE = 36  # directions per sweep task (143 directions: four tasks per run)
+
+
+def base_task(cfg: RunConfig, store, *after) -> str:
+    """A run's ``base`` answers, computed into the store's cache unless already there."""
+    with threads(THREADS):
+        cached_predictions(cfg, store.load_final(cfg), ("base",), store)
+    return cfg.hash
+
+
+def sweep_task(cfg: RunConfig, store, start: int, stop: int, *after) -> torch.Tensor:
+    """The sweep answers of directions ``start:stop`` of a run."""
+    with threads(THREADS):
+        return sweep_answers(cfg, store.load_final(cfg), start, stop, SWEEP_CHUNK)
+
+
+def save_sweep_task(cfg: RunConfig, store, *slices: torch.Tensor) -> str:
+    """Cache a run's sweep answers from its slices, in order."""
+    store.save_predictions(predictions_key(cfg, "sweep", store.load_final(cfg)),
+                           {"sweep": torch.cat(slices)})
+    return cfg.hash
+
+
+def pair_task(pair: Pair, sweep: bool, store, *after) -> dict[str, pd.DataFrame]:
+    """A pair's tables, derived from its runs' cached answers."""
+    with threads(THREADS):
+        return measured(pair, sweep, store)
+
+
+def study_graph(runs: list[RunConfig], pairs: list[Pair], sweep: bool, store,
+                size: int = ENSEMBLE_RUNS, device: str = "cpu") -> Graph:
+    """Train the unfinished runs; answer every run (base, and the sweep in slices) whose answers
+    are not cached; measure every pair once both its runs are answered."""
+    g = Graph()
+    trained_by = add_training(g, runs, store, device, size=size)
+    answered: dict[str, list] = {}
+    for c in runs:
+        after = [trained_by[c.hash]] if c.hash in trained_by else []
+        done = []
+        if c.hash in trained_by or cached_part(c, "base", store) is None:
+            done.append(g.add(f"base-{c.hash}", base_task, c, store, *after))
+        if sweep and (c.hash in trained_by or cached_part(c, "sweep", store) is None):
+            n = n_sweep_directions(c)
+            slices = [g.add(f"sweep-{c.hash}-{a}", sweep_task, c, store, a, min(a + SWEEP_SLICE, n),
+                            *after) for a in range(0, n, SWEEP_SLICE)]
+            done.append(g.add(f"save-sweep-{c.hash}", save_sweep_task, c, store, *slices))
+        answered[c.hash] = done
+    for i, p in enumerate(pairs):
+        deps = answered[p.anchored.hash] + (answered[p.control.hash]
+                                            if p.control != p.anchored else [])
+        g.output(f"pair-{i}", pair_task, p, sweep, store, *deps)
+    return g

@@ -1,0 +1,176 @@
+"""Where a study's tables come from and how they land: the provenance record (commit, date,
+profile, seeds, runs, machine and kernels), written with a manifest of the tables' digests; the
+tables written as one unit (a fresh directory renamed into place) and read back only once checked
+against that manifest.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import torch
+
+from anchorkit import kernels
+from anchorkit.config import RunConfig
+
+# tables written as CSV too, for a person to read
+CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate")
+
+
+def source_state() -> dict:
+    """The repository's commit and whether tracked files other than the result tables differ from
+    it (taken when a study starts, so that edits made while it runs are not attributed to it)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*args):
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                                  check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return None
+
+    # the tables a study writes (reports/) are its output, not its source
+    return {"commit": git("rev-parse", "HEAD"),
+            "dirty": bool(git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                              ":(exclude)reports"))}
+
+
+def machine() -> str:
+    """The CPU the tables were computed on (fp32 rounding, hence a retrained run's weights,
+    depends on it)."""
+    import platform
+    from pathlib import Path
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return f"{line.split(':', 1)[1].strip()}, {platform.machine()}"
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def run_names(runs: list[RunConfig]) -> dict[str, str]:
+    """Name → hash of every run; a name that several runs share (the same seed, recipe and
+    optimizer in two regimes) is qualified by the run's hash, so that no run is left out."""
+    names = [c.name for c in runs]
+    return {(f"{c.name} {c.hash}" if names.count(c.name) > 1 else c.name): c.hash for c in runs}
+
+
+def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seconds: float,
+               source: dict | None = None, regime: str | None = None) -> dict:
+    """What produced a study's tables: commit, date, profile, seeds, epochs, hashes, versions."""
+    import datetime
+    import importlib.metadata as md
+    import platform
+
+    versions = {}
+    for pkg in ("anchorkit", "torch", "numpy", "pandas", "pyarrow", "altair", "papermill"):
+        try:
+            versions[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            versions[pkg] = None
+    return {
+        "study": study,
+        **(source if source is not None else source_state()),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "profile": profile,
+        "seeds": list(seeds),
+        "epochs": runs[0].epochs,
+        **({"regime": regime} if regime not in (None, "weak-basis") else {}),
+        "runs": run_names(runs),
+        "python": platform.python_version(),
+        "machine": machine(),
+        "kernels": kernels.record(),
+        "versions": versions,
+        "threads": torch.get_num_threads(),
+        "wall_seconds": round(wall_seconds, 1),
+    }
+
+
+def read_tables(where) -> dict[str, pd.DataFrame]:
+    """Every table a study wrote to ``where`` (``reports/<study>/``), by name, once checked
+    against its manifest."""
+    from pathlib import Path
+
+    manifest = check_manifest(where)["tables"]
+    return {Path(n).stem: pd.read_parquet(Path(where) / n) for n in sorted(manifest)
+            if n.endswith(".parquet")}
+
+
+def written_for(where, study: str, seeds, profile: str, runs: list[RunConfig]) -> bool:
+    """Whether ``where`` holds the tables of exactly this study, seeds, profile and runs."""
+    import json
+    from pathlib import Path
+
+    f = Path(where) / "provenance.json"
+    if not f.exists():
+        return False
+    prov = json.loads(f.read_text())
+    if prov.get("study") == study:
+        check_manifest(where)  # the tables are the ones this provenance describes, whole
+    return (prov.get("study") == study and prov.get("seeds") == list(seeds)
+            and prov.get("profile") == profile
+            and sorted(prov.get("runs", {}).values()) == sorted(c.hash for c in runs))
+
+
+def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profile: str,
+                runs, wall_s: float, source: dict, regime: str | None = None) -> None:
+    """Write a study's tables to ``where`` as one unit: every table (Parquet; CSV beside those in
+    ``CSV_TABLES``) and ``provenance.json``, whose ``tables`` entry is the manifest (the SHA-256
+    of every file), go to a fresh sibling directory that then replaces ``where`` by a rename. An
+    interrupted write leaves the old study whole (or, between the two renames, none), never
+    tables of two executions side by side."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    from anchorkit.store import digest, write_json, write_table
+
+    where = Path(where)
+    where.parent.mkdir(parents=True, exist_ok=True)
+    fresh = where.parent / f".{where.name}.{os.getpid()}.new"
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir()
+    for name, df in tables.items():
+        write_table(fresh / f"{name}.parquet", df, csv=name in CSV_TABLES, verified=False)
+    manifest = {f.name: digest(f.read_bytes()) for f in sorted(fresh.iterdir())}
+    write_json(fresh / "provenance.json",
+               {**provenance(study, seeds, profile, runs, wall_s, source, regime),
+                "tables": manifest}, verified=False)
+    old = where.parent / f".{where.name}.{os.getpid()}.old"
+    if where.exists():
+        os.replace(where, old)
+    os.replace(fresh, where)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def check_manifest(where) -> dict:
+    """A study directory's provenance, after checking every table against its manifest;
+    ``StoreError`` naming the table that is missing, changed or not in the manifest."""
+    import json
+    from pathlib import Path
+
+    from anchorkit.store import StoreError, digest
+
+    where = Path(where)
+    prov = json.loads((where / "provenance.json").read_text())
+    manifest = prov.get("tables")
+    if manifest is None:
+        raise StoreError(f"{where}: provenance.json lists no manifest of its tables; the tables "
+                         "cannot be vouched for (re-run the study without reuse)")
+    for name, expected in manifest.items():
+        f = where / name
+        if not f.exists():
+            raise StoreError(f"{f}: in the manifest but missing")
+        if digest(f.read_bytes()) != expected:
+            raise StoreError(f"{f}: does not match the manifest in provenance.json (another "
+                             "execution wrote it, or it was edited): delete the directory or run "
+                             "without reuse")
+    extra = sorted(f.name for f in where.glob("*.parquet") if f.name not in manifest)
+    if extra:
+        raise StoreError(f"{where / extra[0]}: not in the manifest in provenance.json (left by "
+                         "another execution)")
+    return prov
