@@ -159,8 +159,16 @@ def _pages(html: Path) -> list[Path]:
 OVERFLOW = """(() => {
   const col = document.querySelector('article.bd-article') || document.querySelector('main');
   const limit = col.getBoundingClientRect().right + 2;
+  // a wide table inside a container that scrolls within the column is not an overflow
+  const scrolls = e => {
+    for (let p = e.parentElement; p && p !== col; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX;
+      if (o === 'auto' || o === 'scroll') return p.getBoundingClientRect().right <= limit;
+    }
+    return false;
+  };
   const wide = [...col.querySelectorAll('table, .vega-embed svg, .vega-embed canvas')]
-    .filter(e => e.getBoundingClientRect().right > limit)
+    .filter(e => e.getBoundingClientRect().right > limit && !scrolls(e))
     .map(e => e.tagName + ' ' + Math.round(e.getBoundingClientRect().width));
   return wide;
 })()"""
@@ -285,3 +293,44 @@ def test_the_e3_moved_count_agrees_with_the_e3_table_beside_it(html):
     said = [int(g) if g is not None else None for g in m.groups()]
     assert said[2:] == [one, len(control) - both - one]
     assert said[:2] == ([moved, both] if both else [None, None])
+
+
+# header words that the browser broke across two lines (a hyphen may break; a word may not)
+BROKEN_HEADERS = """(() => {
+  const bad = [];
+  for (const th of document.querySelectorAll('article th')) {
+    const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    let n;
+    while ((n = walker.nextNode())) {
+      const re = /[^\\s\\-‐–—/]+/g;
+      let m;
+      while ((m = re.exec(n.textContent))) {
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+        if (tops.size > 1) bad.push(m[0]);
+      }
+    }
+  }
+  return bad;
+})()"""
+# what a reader's table must not show: Python's flags, a negative zero, a column's code name
+RAW_CELLS = """[...document.querySelectorAll('article td, article th')].map(e => e.innerText.trim())
+  .filter(t => /^(True|False|-0\\.0+%?)$/.test(t) || /^[a-z]+(_[a-z0-9]+)+$/.test(t))"""
+
+
+def test_at_800_px_no_header_breaks_inside_a_word_and_no_cell_shows_raw_values(html, browser):
+    browser.resize(800)
+    problems = {}
+    try:
+        for page in _pages(html):
+            browser.open(page)
+            found = {"broken header words": browser.js(BROKEN_HEADERS),
+                     "raw cells": browser.js(RAW_CELLS)}
+            found = {k: sorted(set(v))[:8] for k, v in found.items() if v}
+            if found:
+                problems[str(page.relative_to(html))] = found
+    finally:
+        browser.resize(1280)
+    assert problems == {}
