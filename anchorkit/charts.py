@@ -1,4 +1,4 @@
-"""The book's figures (BOOK.md): one altair builder per figure kind, each taking a tidy table as
+"""The book's figures (the pages' figures): one altair builder per figure kind, each taking a tidy table as
 the studies write it, so that a reader can redraw any figure inline from ``reports/<study>/``.
 
 Every chart is interactive: hovering a mark shows its run, seed and value.

@@ -103,7 +103,7 @@ def check_dose(dose) -> float:
 
 @dataclass(frozen=True)
 class TaskConfig:
-    """The in-context arithmetic task (SPEC §2)."""
+    """The in-context arithmetic task (book/methods.md, *The task*)."""
 
     k: int = 3  # example lines per context
     max_operand: int = 9  # operands 0..max_operand, answers 0..2*max_operand
@@ -119,7 +119,7 @@ class TaskConfig:
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """The transformer (SPEC §3): residual width, blocks, heads, MLP width, norm, init."""
+    """The transformer (book/methods.md, *The model and its slices*): residual width, blocks, heads, MLP width, norm, init."""
 
     d_model: int = 64
     n_blocks: int = 4

@@ -1,4 +1,4 @@
-"""Directions and the projection edit (SPEC §7).
+"""Directions and the projection edit (book/methods.md, *The edit*).
 
 The edit projects a unit direction d out of the residual state at every slice and every position,
 with a dose δ: x ← x − δ (x·d) d. At δ = 1 the state keeps no component along d; at δ = 0 it is

@@ -1,4 +1,4 @@
-"""The essay's testable predictions, each as a test on the tables of ``run_geometry`` (SPEC §10).
+"""The essay's testable predictions, each as a test on the tables of ``run_geometry`` (the essay's page, notebooks/geometry-of-anchors.ipynb).
 
 The rules are fixed here, before the tables are read:
 

@@ -1,4 +1,4 @@
-"""The essay's head-level measurements (SPEC §10): Killing form, sinks, value content, alignment.
+"""The essay's head-level measurements (the essay's page, notebooks/geometry-of-anchors.ipynb): Killing form, sinks, value content, alignment.
 
 Every measure works per head of each block. Weights come as an ensemble model (leading run
 dimension E) or as a state dict (one run's, keys like ``blocks.0.W_Q`` of shape (D, D), or an
@@ -185,7 +185,7 @@ def head_heterogeneity(pairwise: torch.Tensor) -> torch.Tensor:
 
 def functional_noncommutativity(pairwise: torch.Tensor, value_content: torch.Tensor
                                 ) -> torch.Tensor:
-    """SPEC's *functional Killing form*: a layer's pairwise non-commutativity averaged over head
+    """The essay's *functional Killing form*: a layer's pairwise non-commutativity averaged over head
     pairs i < j with weights c_i c_j / Σ c_i c_j, c the heads' value content.
 
     ``pairwise`` (..., H, H), ``value_content`` (..., H) → (...). With equal value contents it is
@@ -198,7 +198,6 @@ def functional_noncommutativity(pairwise: torch.Tensor, value_content: torch.Ten
     return (w * _pairs(pairwise)).sum(-1) / w.sum(-1)
 
 
-functional_killing_form = functional_noncommutativity  # SPEC §10's name for the same measure
 
 
 # ---------------------------------------------------------------------------- attention sinks

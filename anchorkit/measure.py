@@ -1,4 +1,4 @@
-"""Measurements on the probe sets (SPEC §8).
+"""Measurements on the probe sets (book/methods.md, *Measurements*).
 
 Every function takes an ensemble model (leading run dimension E) and returns one value per run.
 Scores are accuracies of the query answer (argmax over the number tokens) on an op's probe

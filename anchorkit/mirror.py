@@ -140,7 +140,7 @@ def at_least_by_chance(chances: list[float], k: int) -> float:
 
 def mirror_page_table(test: pd.DataFrame):
     """The mirror-image test as a reader's table (words for headers, numbers rounded)."""
-    from anchorkit.report import number
+    from anchorkit.formatting import number
 
     out = pd.DataFrame({
         "measure": test.label,

@@ -1,4 +1,4 @@
-"""The transformer (SPEC §3), written for an ensemble: every weight has a leading run dimension.
+"""The transformer (book/methods.md, *The model and its slices*), written for an ensemble: every weight has a leading run dimension.
 
 An ensemble of one is the per-run path. Pre-norm blocks (attention, then a GELU MLP), learned
 positions, a final norm, an untied unembedding. The norms have no gain or bias, so no parameter
@@ -22,7 +22,7 @@ from anchorkit.config import ModelConfig, TaskConfig, generator
 from anchorkit.task import context_length, vocab_size
 
 # For every parameter with a residual axis: that axis (in the per-run tensor, without the
-# leading run dimension). Rotated Adam rotates exactly these axes (SPEC §4).
+# leading run dimension). Rotated Adam rotates exactly these axes (book/methods.md, *The optimizers*).
 RESIDUAL_AXES = {
     "W_E": 1, "W_pos": 1,
     "W_Q": 0, "W_K": 0, "W_V": 0, "W_O": 1, "b_O": 0,

@@ -1,4 +1,4 @@
-"""Adam with its per-coordinate scaling applied in a rotated basis of the residual stream (SPEC §4).
+"""Adam with its per-coordinate scaling applied in a rotated basis of the residual stream (book/methods.md, *The optimizers*).
 
 For every parameter with a residual axis, the gradient's residual axis is rotated into the basis R
 (x' = Rᵀx), Adam's moments are kept there, and the update is rotated back. Every other axis is

@@ -45,7 +45,7 @@ def _stack(answers, name: str) -> torch.Tensor:
 def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: bool = True,
                  chunk: int = 8, answers: tuple[dict, dict] | None = None
                  ) -> dict[str, pd.DataFrame]:
-    """Every measurement of SPEC §8 on one pair of runs, as tidy tables.
+    """Every measurement of book/methods.md, *Measurements* on one pair of runs, as tidy tables.
 
     ``results`` (one row, full dose), ``dose`` (one row per dose), ``alignment`` (by slice),
     ``spectra`` (energy share per basis vector at the last slice, over all positions and over the

@@ -2,7 +2,7 @@
 
 Measuring a run costs forwards: its query answers on the probe contexts, on the null set, with e₁
 projected out at every dose and, for a sweep, with every other direction projected out at full
-dose (≈ 140 forwards of the probe set). Every measure of SPEC §8 that reads scores (removal,
+dose (≈ 140 forwards of the probe set). Every measure of book/methods.md, *Measurements* that reads scores (removal,
 null, spill, landing, direction cost, baselines) is a pure function of these answers. So they are
 cached per run in the store, never by the code of a measure: changing a definition re-derives
 every table from the cache without a single edited forward.

@@ -1,4 +1,4 @@
-"""The recipes (SPEC §5): control, falloff, split-anti.
+"""The recipes (book/methods.md, *The recipes*): control, falloff, split-anti.
 
 Alignment α(x) = cos(x, e₁), with e₁ the first coordinate axis. An anchored recipe adds to the
 cross-entropy

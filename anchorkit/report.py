@@ -11,18 +11,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-
-def summary(values, fmt: str = ".2f") -> str:
-    """``median (min to max)`` over seeds, as the book quotes every summary."""
-    v = pd.Series(values, dtype=float).dropna()
-    if v.empty:
-        return "n/a"
-    return f"{number(v.median(), fmt)} ({number(v.min(), fmt)} to {number(v.max(), fmt)})"
-
-
-def number(x: float, fmt: str = ".2f") -> str:
-    """``x`` formatted, never as a negative zero (−0.000 reads as a sign that is not there)."""
-    return unsigned_zero(f"{x:{fmt}}")
+from anchorkit.formatting import number, summary, unsigned_zero  # noqa: F401 (summary: pages)
 
 
 def count(flags) -> str:
@@ -82,11 +71,6 @@ def captioned(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: s
             .format(lambda v: unsigned_zero(fmt.format(v)), subset=numeric, na_rep="–")
             .format(lambda v: "yes" if v else "no", subset=flags, na_rep="–")
             .format(subset=other, na_rep="–").set_caption(caption))
-
-
-def unsigned_zero(text: str) -> str:
-    """``-0.000`` → ``0.000``: a formatted number that rounds to zero carries no sign."""
-    return text[1:] if text.startswith("-") and not text.strip("-0.%e+") else text
 
 
 def pearson(x, y) -> tuple[float, int]:
@@ -236,7 +220,9 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
               "under plain Adam")
     else:
         e2 = "the edit is not selective on every run"
-    source_raw = 0.97  # the source report's raw removal (REPORT-CLAIMS E2a)
+    from anchorkit.ledger import E2A_SOURCE
+
+    source_raw = E2A_SOURCE[0]  # the low end of the source report's raw removal (ledger E2a)
     m = rot.raw_removal.median()
     e2 += (f"; raw removal (median {m:.2f} rotated) is {'below' if m < source_raw else 'at or above'} "
            f"the source's {source_raw}, with {'no' if not rot.over_removal.any() else 'some'} "

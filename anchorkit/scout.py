@@ -1,7 +1,7 @@
-"""The optimizer scout (SPEC §9.7): where Adam builds the privileged basis, and the regime decision.
+"""The optimizer scout (the optimizer scout's page, notebooks/optimizer-scout.ipynb): where Adam builds the privileged basis, and the regime decision.
 
 Controls under plain and rotated Adam are trained in a few **regimes** (configuration: the regime
-options of SPEC §3, optimizer settings) at the calibration seeds only, each to the longest
+options of book/methods.md, *The model and its slices*, optimizer settings) at the calibration seeds only, each to the longest
 training length; their weights are kept at every shorter length. At each length the **premise**
 of the report is measured on every control with the library's measures: how much of the last
 slice's energy the top basis vector holds (coordinate axes and the seed's rotated axes), its
@@ -11,7 +11,7 @@ residual RMS, the lowest op score, and what projecting directions out at full do
 
 The **decision rule** (``DECISION_RULE``, written before any scout run) then names, per regime and
 length, the strongest level of basis both calibration seeds reach, and adopts the cheapest regime
-at the highest level found, if any, once its falloff runs meet the anchor criteria of SPEC §6.
+at the highest level found, if any, once its falloff runs meet the anchor criteria of book/methods.md, *Training*.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ REPORT_SHARE, REPORT_COS, REPORT_TOKENS = 0.3, 0.8, 3  # top-axis share; syntax 
 CLEAR_SHARE, CLEAR_RATIO, CLEAR_KURTOSIS = 0.2, 2.0, 6.0  # plain control along the axes
 ROTATED_AXES_MAX, ROTATED_KURTOSIS_MAX = 0.08, 3.2  # the rotated twin's coordinate axes stay flat
 ROTATED_SHARE, ROTATED_RATIO = 0.2, 2.0  # the rotated twin's spike along its rotated axes
-ANCHOR = {"alignment_high": 0.8, "removal": 0.8, "spill": 0.02}  # SPEC §6 (removal: bounded)
+ANCHOR = {"alignment_high": 0.8, "removal": 0.8, "spill": 0.02}  # book/methods.md, *Training* (removal: bounded)
 LEVELS = ("none", "functional", "clear", "report-strength")
 
 DECISION_RULE = f"""\
@@ -235,7 +235,7 @@ def regime_levels(levels: pd.DataFrame, n_seeds: int | None = None) -> pd.DataFr
 
 
 def anchors_met(anchor_results: pd.DataFrame) -> bool:
-    """Whether falloff meets SPEC §6 in every run given (``results`` rows of measure_pair plus
+    """Whether falloff meets book/methods.md, *Training* in every run given (``results`` rows of measure_pair plus
     ``alignment_3`` and ``alignment_4``): every op ≥ SCORE_MIN for both runs of the pair, high
     alignment at slices 3-4, bounded removal ≥ 0.8, spill ≤ 0.02."""
     from anchorkit.task import OPS

@@ -155,7 +155,7 @@ def essay_runs(seeds, profile: str = "paper", epochs: int | None = None, store=N
 def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, reports_dir=None,
                  store=None, device: str = "cpu", progress: bool = True, reuse: bool = False
                  ) -> dict[str, pd.DataFrame]:
-    """The essay's measurements (SPEC §10) on every stored run at these seeds, initial and final
+    """The essay's measurements (the essay's page, notebooks/geometry-of-anchors.ipynb) on every stored run at these seeds, initial and final
     weights (and at the snapshots the store keeps of them): ``heads`` (per head and stage) and
     ``layers`` (per layer and measure, W_OV and W_QK), written to
     ``reports_dir/geometry-of-anchors/`` with ``provenance.json``."""

@@ -1,4 +1,4 @@
-"""The in-context arithmetic task (SPEC §2): vocabulary, ops, context streams, probe and null sets.
+"""The in-context arithmetic task (book/methods.md, *The task*): vocabulary, ops, context streams, probe and null sets.
 
 A context is ``?`` then ``k`` example lines ``a , b = c ⏎`` made with one hidden op, then the
 query line ``a , b =``. The model predicts each answer at the ``=`` before it; the loss covers

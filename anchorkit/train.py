@@ -1,4 +1,4 @@
-"""Training a list of runs as one ensemble, with checkpoints, trajectories and resume (SPEC §6).
+"""Training a list of runs as one ensemble, with checkpoints, trajectories and resume (book/methods.md, *Training*).
 
 All runs that share a shape (task, model, training settings, epochs) and start from the same
 epoch train together: their weights carry a leading run dimension, each run keeps its own

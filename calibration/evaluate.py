@@ -1,4 +1,4 @@
-"""Evaluate calibration runs against the acceptance criteria of SPEC §6, with the library's measures.
+"""Evaluate calibration runs against the acceptance criteria of book/methods.md, *Training*, with the library's measures.
 
 Each seed and optimizer's falloff run is measured against its control by
 ``anchorkit.studies.measure_pair`` (no sweep), exactly as the studies measure their pairs: every
@@ -28,7 +28,7 @@ from anchorkit.task import DIFFERENCE, OPS, positions, probe_set
 from anchorkit.train import load_model
 from scripts.train_runs import configs_from_args
 
-ALIGNMENT_LOW = 0.2  # SPEC §6: "low" alignment in the other ops' contexts, read as |α| ≤ this
+ALIGNMENT_LOW = 0.2  # book/methods.md, *Training*: "low" alignment in the other ops' contexts, read as |α| ≤ this
 
 
 def evaluate(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -77,7 +77,7 @@ def decodability(model, batch, opt, seed) -> list[dict]:
 
 
 def acceptance(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per criterion of SPEC §6 and run pair, with its value and whether it passes (the
+    """One row per criterion of book/methods.md, *Training* and run pair, with its value and whether it passes (the
     thresholds are the ones the optimizer scout's decision rule holds falloff to)."""
     rows = []
     for _, r in df.iterrows():

@@ -1,4 +1,4 @@
-"""The essay's head-level measurements (SPEC §10) on constructed cases known by hand."""
+"""The essay's head-level measurements (the essay's page, notebooks/geometry-of-anchors.ipynb) on constructed cases known by hand."""
 
 import math
 

@@ -1,5 +1,5 @@
 """The committed paper-scale results: published weights reproduce the committed tables, and
-every committed run learned every op (SPEC §6)."""
+every committed run learned every op (book/methods.md, *Training*)."""
 
 import json
 from pathlib import Path
@@ -39,7 +39,7 @@ def test_committed_tables_say_paper_scale(study):
     assert set(pd.read_parquet(REPORTS / study / "results.parquet")["seed"]) == set(seeds)
 
 
-# SPEC §6 reopens calibration when a published run falls below the criterion; the screen's runs,
+# book/methods.md, *Training* reopens calibration when a published run falls below the criterion; the screen's runs,
 # at seeds far from calibration, are held to it on their page, which lists those that fall below
 @pytest.mark.parametrize("study", AT_PAPER_SEEDS)
 def test_every_published_run_scores_every_op_above_the_criterion(study):
@@ -71,7 +71,7 @@ def test_published_weights_reproduce_a_committed_row():
                                rtol=1e-5, atol=1e-7)
 
 
-# removal is measured against the null of another op (SPEC §8), so that it stays within 1 plus
+# removal is measured against the null of another op (book/methods.md, *Measurements*), so that it stays within 1 plus
 # sampling error unless the edit steers the run away from difference, which is then flagged
 BOUNDED = [s for s in COMMITTED
            if "over_removal" in pd.read_parquet(REPORTS / s / "results.parquet").columns]
