@@ -16,7 +16,6 @@ GROUPS = {"rotated": "rotated Adam (new)", "adam": "plain Adam (stored twin)"}
 GROUP_COLORS = alt.Scale(domain=list(GROUPS.values()), range=["#d95f02", "#1b9e77"])
 BASIS_NAMES = {"axes": "coordinate axes", "rotated": "rotated axes", "random": "random"}
 ROLE_NAMES = {"anchored": "falloff", "control": "control"}
-SLICE_NAMES = {0: "embedding", 1: "block 1", 2: "block 2", 3: "block 3", 4: "block 4"}
 
 
 def _require(df: pd.DataFrame, columns, what: str) -> None:

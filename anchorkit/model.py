@@ -33,10 +33,6 @@ RESIDUAL_AXES = {
 Hook = Callable[[torch.Tensor], torch.Tensor]
 
 
-def slice_name(s: int) -> str:
-    return "blocks.0.hook_resid_pre" if s == 0 else f"blocks.{s - 1}.hook_resid_post"
-
-
 def residual_axis(name: str) -> int | None:
     """The residual axis of a parameter named like ``blocks.2.W_in`` (None if it has none)."""
     return RESIDUAL_AXES.get(name.rsplit(".", 1)[-1])
