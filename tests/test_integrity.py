@@ -121,3 +121,16 @@ def test_an_interrupted_study_write_leaves_the_old_study_whole(tmp_path, monkeyp
     flip_a_bit(where / "dose.parquet", at=-20)
     with pytest.raises(StoreError, match="dose.parquet: does not match the manifest"):
         studies.run_study("control", [6], reuse=True, **kw)
+
+
+def test_a_store_from_before_digests_is_adopted_once_and_a_changed_file_is_not(store, finished):
+    from scripts.adopt_store import adopt
+
+    final = store.path(finished) / "final.safetensors"
+    final.with_name(final.name + DIGEST).unlink()  # as an earlier anchorkit left it
+    written, checked = adopt(store.root)
+    assert written == 1 and checked > 0
+    assert store.load_final(finished)
+    flip_a_bit(final)
+    with pytest.raises(StoreError, match="contents changed"):
+        adopt(store.root)

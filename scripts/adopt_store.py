@@ -1,0 +1,43 @@
+"""Write the missing digests of a run store written before the store recorded them.
+
+Since the store verifies every file it reads against the SHA-256 written beside it, the files of a
+store made by an earlier anchorkit (no ``.sha256`` beside them) are refused. This writes the digest
+of every such file as it is now: run it only on a store you trust (one this repository's code
+wrote, intact); a file that already has its digest is checked, not rewritten.
+
+usage: python -m scripts.adopt_store [STORE]   (default: $ANCHORKIT_STORE or .runs/)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from anchorkit.store import DIGEST, RunStore, digest, read_verified
+
+
+def adopt(root: Path) -> tuple[int, int]:
+    """(digests written, files already with a matching digest)."""
+    written = checked = 0
+    for f in sorted(root.rglob("*")):
+        if not f.is_file() or f.name.endswith(DIGEST) or f.name.endswith(".tmp"):
+            continue
+        side = f.with_name(f.name + DIGEST)
+        if side.exists():
+            read_verified(f)  # a digest that does not match is an error, not adopted
+            checked += 1
+        else:
+            side.write_text(digest(f.read_bytes()) + "\n")
+            written += 1
+    return written, checked
+
+
+def main(argv=None):
+    args = list(argv if argv is not None else sys.argv[1:])
+    root = RunStore(args[0] if args else None).root
+    written, checked = adopt(root)
+    print(f"{root}: {written} digests written, {checked} files checked")
+
+
+if __name__ == "__main__":
+    main()
