@@ -72,3 +72,19 @@ def test_the_decision_goes_on_only_when_the_full_length_is_viable(full, short_ru
 def test_the_rule_text_states_the_fixed_values():
     for value in (v.SPILL_MAX, v.SCORE_MIN, v.SHORT, *v.SHORT_PREMISE.values()):
         assert f"{value:g}" in v.RULE
+
+
+@pytest.mark.slow
+def test_the_check_runs_end_to_end_at_the_quick_profile(tmp_path):
+    from anchorkit.provenance import read_tables
+    from anchorkit.regimes import reports_path
+    from anchorkit.store import RunStore
+
+    tables = v.run_viability(tmp_path / "reports", RunStore(tmp_path / "store"),
+                             scheduler="in-process", profile="quick", progress=False)
+    written = read_tables(reports_path(tmp_path / "reports", v.REGIME) / "viability")
+    assert set(written) == {"premise", "anchors", "decision"}
+    assert len(tables["premise"]) == 2 * 2 * 2 and len(tables["anchors"]) == 2 * 2 * 2
+    assert tables["anchors"].keeps.dtype == bool
+    table = v.anchor_table(tables)
+    assert len(table) == 4 and "keeps the anchor" in table
