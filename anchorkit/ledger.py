@@ -492,3 +492,27 @@ def by_group(table: pd.DataFrame) -> str:
         said = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         parts.append(f"{name}: {said}")
     return "; ".join(parts)
+
+
+def regimes_ledger(reports_dir) -> pd.DataFrame:
+    """The ledger of every regime whose report tables are committed: the weak-basis regime's in
+    ``reports_dir``, the second regime's in ``reports_dir/<regime>/`` once its rotated-basis study
+    is there (``regime`` names each row's)."""
+    from anchorkit.regimes import SECOND, WEAK, reports_path
+
+    tables = [ledger(reports_dir, WEAK)]
+    second = reports_path(reports_dir, SECOND)
+    if (second / "rotated-basis" / "provenance.json").exists():
+        tables.append(ledger(second, SECOND))
+    return pd.concat(tables, ignore_index=True)
+
+
+def side_by_side(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim: the source's figure and rule, then ours and the verdict per regime."""
+    first = table.drop_duplicates("id")[["id", "section", "claim", "source", "rule"]]
+    out = first.set_index("id")
+    for regime, rows in table.groupby("regime", sort=False):
+        r = rows.set_index("id")
+        out[f"ours ({regime})"] = r["ours"]
+        out[f"verdict ({regime})"] = r["verdict"]
+    return out.reset_index()
