@@ -9,7 +9,7 @@ usage: python -m scripts.train_runs --seeds 1 2 --recipes control falloff --opti
        (every value is checked before any work starts; a bad one is named in one line)
        [--ignore-published]   (retrain runs that published/ holds, e.g. to keep their snapshots)
        [--scheduler in-process|tcp://host:8786]
-   or: python -m scripts.train_runs --study loss-rate-screen [--seeds 800 801 ...]
+   or: python -m scripts.train_runs --study loss-rate-screen [--seeds 800 801 ...] [--regime R]
        (every run of a study at the paper profile, its default seeds unless given; the per-run
        flags --epochs, --recipes, --optimizers and --set are refused with --study)
 """
@@ -22,6 +22,7 @@ import dataclasses
 from anchorkit import ModelConfig, RunConfig, TaskConfig, TrainConfig
 from anchorkit.config import RECIPES, ParameterError, check_choice, check_int, check_seeds
 from anchorkit.executor import check_scheduler, execute, training_graph
+from anchorkit.regimes import REGIMES
 from anchorkit.store import RunStore
 from anchorkit.studies import DEFAULT_SEEDS, STUDIES, study_runs
 
@@ -82,7 +83,11 @@ def plan(args) -> list[RunConfig]:
             raise ParameterError(
                 "--study", args.study, f"trains the study's own runs at the paper profile; "
                 f"{', '.join(given)} would be ignored (train those runs without --study)")
-        return study_runs(args.study, args.seeds or DEFAULT_SEEDS[args.study], "paper")
+        return study_runs(args.study, args.seeds or DEFAULT_SEEDS[args.study], "paper",
+                          regime=args.regime)
+    if args.regime is not None:
+        raise ParameterError("--regime", args.regime, "applies to a --study's runs; without "
+                             "--study give the settings with --set")
     args.seeds = args.seeds or [1, 2]
     args.recipes = args.recipes or ["control", "falloff"]
     args.optimizers = args.optimizers or ["adam"]
@@ -93,6 +98,8 @@ def plan(args) -> list[RunConfig]:
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--study", choices=STUDIES, help="train every run of this study (paper profile)")
+    p.add_argument("--regime", choices=tuple(REGIMES),
+                   help="with --study: the study's runs in this regime (default: weak-basis)")
     p.add_argument("--seeds", type=int, nargs="+")
     p.add_argument("--recipes", nargs="+", help="default: control falloff")
     p.add_argument("--optimizers", nargs="+", help="default: adam")
