@@ -46,14 +46,18 @@ def seed_text(seeds) -> str:
     return ", ".join(map(str, seeds))
 
 
-def provenance_block(prov: Mapping) -> str:
-    """A short Markdown block saying what produced a study's tables."""
+def provenance_block(prov: Mapping, where=None) -> str:
+    """A short Markdown block saying what produced a study's tables (in ``where``, when given:
+    the folder they were read from)."""
+    from anchorkit.page import shown
+
+    folder = shown(where) if where is not None else f"reports/{prov.get('study')}/"
     commit = (prov.get("commit") or "unknown")[:10]
     dirty = " (with uncommitted changes)" if prov.get("dirty") else ""
     seeds = seed_text(prov.get("seeds", []))
     versions = prov.get("versions", {})
     minutes = prov.get("wall_seconds", float("nan")) / 60
-    return (f"**Provenance.** Tables `reports/{prov.get('study')}/`, computed {prov.get('date')} "
+    return (f"**Provenance.** Tables `{folder}`, computed {prov.get('date')} "
             f"from commit `{commit}`{dirty}: profile *{prov.get('profile')}*, seeds {seeds}, "
             f"{prov.get('epochs')} epochs, {len(prov.get('runs', {}))} runs; "
             f"torch {versions.get('torch')}, Python {prov.get('python')}, "

@@ -89,3 +89,18 @@ def test_scout_notebook_runs_at_quick_profile(tmp_path):
     out = json.loads((tmp_path / "out.ipynb").read_text())
     text = json.dumps(out)
     assert "functional spike" in text and "Levels reached" in text
+
+
+def test_a_bad_parameter_fails_the_page_in_one_line_and_tables_go_to_the_repository(tmp_path):
+    """Executed from another working directory (no --cwd), a page still reads the repository's
+    reports/; a bad parameter is the error's one line, not a traceback."""
+    out = tmp_path / "out.ipynb"
+    cmd = [sys.executable, "-m", "papermill", str(ROOT / "notebooks" / "control.ipynb"), str(out),
+           "-y", "seeds: [1, 1]", "--no-progress-bar"]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode != 0
+    errors = [o for c in json.loads(out.read_text())["cells"] for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert [e["traceback"] for e in errors] == [
+        ["ParameterError: parameter 'seeds' = [1, 1]: expected distinct seeds"]]
+    assert not (tmp_path.parent / "reports").exists() or tmp_path.parent == ROOT.parent
