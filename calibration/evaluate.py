@@ -162,6 +162,20 @@ def basis(df: pd.DataFrame) -> str:
                   if p_axis.max() < 0.25 and syntax.max() < 0.9 else ".")) + "\n")
 
 
+PROBE_HEADERS = {"probe_clean": "decodable, clean", "probe_edited": "decodable, e₁ edited"}
+
+
+def readable_acceptance(acc: pd.DataFrame) -> pd.DataFrame:
+    """The acceptance table as the Methods page shows it: a pass is yes or no."""
+    return acc.assign(**{"pass": acc["pass"].map({True: "yes", False: "no", "True": "yes",
+                                                  "False": "no"})})
+
+
+def readable_probes(probes: pd.DataFrame) -> pd.DataFrame:
+    """The probe table as the Methods page shows it: words for headers."""
+    return probes.rename(columns=PROBE_HEADERS)
+
+
 def write(out: str, df: pd.DataFrame, doses: pd.DataFrame, probes: pd.DataFrame) -> None:
     """The tables and sentences the Methods page includes, next to ``out``."""
     def path(part):
@@ -169,7 +183,7 @@ def write(out: str, df: pd.DataFrame, doses: pd.DataFrame, probes: pd.DataFrame)
 
     df.to_csv(out, index=False)
     acc = acceptance(df)
-    acc.to_csv(path("acceptance.csv"), index=False)
+    readable_acceptance(acc).to_csv(path("acceptance.csv"), index=False)
     syntax = [c for c in df if c.startswith("control_syntax_cos_") and c.endswith("_axes")]
     df[["optimizer", "seed", "control_top_share_axes", "control_top_share_rotated",
         "control_kurtosis_axes", *syntax]].rename(columns={
@@ -181,7 +195,7 @@ def write(out: str, df: pd.DataFrame, doses: pd.DataFrame, probes: pd.DataFrame)
            "control_drop", "spill"]].rename(columns={
         "raw_removal": "removal (bounded)", "raw_removal_vs_evidence_null": "vs evidence null",
         "control_drop": "control's drop"}).round(3).to_csv(path("dose.csv"), index=False)
-    probes.to_csv(path("probe.csv"), index=False)
+    readable_probes(probes).to_csv(path("probe.csv"), index=False)
     for part, text in (("probe", probe_summary(probes)), ("verdict", verdict(df, acc)),
                        ("basis", basis(df))):
         with open(path(f"{part}.md"), "w") as f:

@@ -73,7 +73,9 @@ def test_every_chart_draws_offline_and_nothing_fails_to_load(html, browser, page
     assert _errors(browser) == []
 
 
-@pytest.mark.parametrize("study, page, min_charts", [("geometry-of-anchors", ESSAY, 4),
+# the essay's charts: one per prediction that can be tested on the committed runs (the gradient
+# prediction needs early snapshots, which published runs do not carry: no chart)
+@pytest.mark.parametrize("study, page, min_charts", [("geometry-of-anchors", ESSAY, 3),
                                                       ("loss-rate-screen", SCREEN, 2)])
 def test_a_page_of_many_runs_draws_its_charts_or_says_it_is_not_computed(html, browser, study,
                                                                          page, min_charts):

@@ -110,10 +110,11 @@ def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):
 def test_an_unknown_scheduler_address_fails_with_its_address():
     import dask
 
+    from anchorkit.config import ParameterError
     from anchorkit.executor import Graph, execute
 
     g = Graph()
     g.add("x", int, "1")
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
-        with pytest.raises(OSError, match="127.0.0.1:9"):
+        with pytest.raises(ParameterError, match="'scheduler' = 'tcp://127.0.0.1:9': no Dask"):
             execute(g, scheduler="tcp://127.0.0.1:9", progress=False)
