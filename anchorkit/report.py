@@ -320,8 +320,9 @@ def first_screen(claims: pd.DataFrame, regime: str) -> str:
                "Adam, " + ("holds at least in part" if formed else "does not form")
                + f" (syntax tokens on coordinate axes: P1 {verdict['P1']}; one axis holding "
                f"about half the energy: P2 {verdict['P2']})")
-    text = (f"{premise}. Reproduced here, {len(held)} of {len(rest)} findings: {_claim_list(held)}. "
-            f"Partly: {_claim_list(partly)}. Not reproduced: {len(missed)}, listed in the ledger.")
+    text = (f"{premise}. Of the {len(rest)} findings beyond the premise, {len(held)} reproduced "
+            f"here: {_claim_list(held)}. Partly: {_claim_list(partly)}. Not reproduced: "
+            f"{len(missed)}, listed in the ledger.")
     cannot = [] if formed else ["whether the anchor needs e₁ to be an axis the optimizer favours, "
                                 "since no axis is favoured here"]
     if len(open_):

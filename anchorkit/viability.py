@@ -159,3 +159,36 @@ def anchor_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         "spill": a.spill, "lowest op score (either run)": low.min(axis=1),
         "alignment, slice 3": a.alignment_3, "alignment, slice 4": a.alignment_4,
         "keeps the anchor": a.keeps.map({True: "yes", False: "no"})})
+
+
+def findings_text(tables: dict[str, pd.DataFrame]) -> str:
+    """What the check shows beyond its decision, from its tables at the regime's length: plain
+    Adam's falloff runs (reported, not a condition) and the controls' premise, per seed."""
+    from anchorkit.scout import and_list
+
+    L = regimes.SECOND_EPOCHS
+    a, p = tables["anchors"], tables["premise"]
+    a = a[(a.run_epochs == L) & (a.epochs == L)].sort_values("seed")
+    p = p[(p.run_epochs == L) & (p.epochs == L)].sort_values("seed")
+    plain = a[a.optimizer == "adam"]
+    low = plain[[c for c in plain.columns if c.startswith(("anchored_score_", "control_score_"))]]
+
+    def values(col, rows=plain, fmt=".2f"):
+        return and_list([f"{x:{fmt}}" for x in rows[col]])
+
+    pa, pr = p[p.optimizer == "adam"], p[p.optimizer == "rotated"]
+    seeds = and_list([str(s) for s in plain.seed])
+    return (f"Under plain Adam (seeds {seeds}, {L} epochs), falloff's raw removal was "
+            f"{values('raw_removal')}, its control's drop under the same edit "
+            f"{values('control_drop')}" + (
+                " (a drop of 1 or more: that control loses difference entirely when e₁ is "
+                "projected out)" if (plain.control_drop >= 1).any() else "")
+            + f", alignment at slice 4 {values('alignment_4')}, and the lowest op "
+            f"score of falloff or its control {and_list([f'{x:.3f}' for x in low.min(axis=1)])}. "
+            f"The controls' premise at {L} epochs: under plain Adam the top coordinate axis holds "
+            f"{values('top_share_axes', pa)} of the last slice's energy "
+            f"({values('top_ratio_axes', pa, '.1f')} times the next, kurtosis "
+            f"{values('kurtosis_axes', pa, '.1f')}); under rotated Adam the top rotated axis holds "
+            f"{values('top_share_rotated', pr)} ({values('top_ratio_rotated', pr, '.1f')} times "
+            f"the next, kurtosis {values('kurtosis_rotated', pr, '.1f')}), its coordinate axes "
+            f"at most {values('top_share_axes', pr)}")

@@ -124,7 +124,8 @@ def test_the_first_screen_says_in_words_where_the_premise_holds_and_what_it_cann
          "verdict": "not reproduced"}])
     text = first_screen(claims, "weak-basis")
     assert "built by plain Adam, does not form" in text and "the anchor holds on every seed (E1a)" in text
-    assert "1 of 3 findings" in text and "cannot ask: whether the anchor needs e₁" in text
+    assert "Of the 3 findings beyond the premise, 1 reproduced" in text
+    assert "cannot ask: whether the anchor needs e₁" in text
     assert "the spike moves (E3d)" in text
     formed = first_screen(claims.assign(verdict=["reproduced"] * 5), "second")
     assert "holds at least in part" in formed and "cannot ask" not in formed

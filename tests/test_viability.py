@@ -88,3 +88,16 @@ def test_the_check_runs_end_to_end_at_the_quick_profile(tmp_path):
     assert tables["anchors"].keeps.dtype == bool
     table = v.anchor_table(tables)
     assert len(table) == 4 and "keeps the anchor" in table
+
+
+def test_the_findings_say_when_a_plain_control_loses_difference_to_the_edit():
+    anchors = pd.DataFrame([{**anchor(s, o), "control_drop": d, "alignment_4": 0.8}
+                            for s, o, d in ((1, "adam", 0.01), (2, "adam", 1.1),
+                                            (1, "rotated", 0.0), (2, "rotated", 0.0))])
+    prem = pd.DataFrame([{**premise(s, o, length=1600), "top_ratio_axes": 3.0,
+                          "kurtosis_axes": 10.0, "kurtosis_rotated": 12.0}
+                         for s in (1, 2) for o in ("adam", "rotated")])
+    text = v.findings_text({"anchors": anchors, "premise": prem})
+    assert "loses difference entirely" in text and "0.01 and 1.10" in text
+    calm = anchors.assign(control_drop=0.01)
+    assert "loses difference" not in v.findings_text({"anchors": calm, "premise": prem})
