@@ -10,7 +10,9 @@ seed's rotated axes under rotated Adam):
   places the token nowhere. (Set so on 2026-12-01, after the weak regime showed e₁ as the argmax
   of a |cos| of 0.29 on one seed; the second regime's paper seeds were not yet trained.) With no
   token above chance the run has no syntax direction;
-- the **costliest** direction: the largest direction cost (mean drop over ops at full dose).
+- the **costliest** direction: the largest direction cost (mean drop over ops at full dose), with
+  the median cost of the basis beside it (``median_cost``): on a flat cost profile the largest is
+  the argmax of noise, which the two side by side show.
 
 For each: its index, cost, energy share, and cos with e₁. In the source report the three coincide
 (its spike *is* the rotated vector holding the syntax tokens); here they need not, and a measure
@@ -76,7 +78,7 @@ def notable(cfg: RunConfig, state: dict, shares: pd.Series, costs: pd.Series,
                "share": nan if k is None else float(shares.get(k, nan)),
                "cost": nan if k is None else float(costs.get(k, nan)),
                "cos_e1": nan if k is None else float(basis[k, 0]),
-               "is_top_energy": k == picks["top energy"]}
+               "is_top_energy": k == picks["top energy"], "median_cost": float(costs.median())}
         if kind == "syntax":
             row["tokens_on_it"] = n_tokens
             # each token's vector where its |cos| is above chance, else -1 (on none)

@@ -77,6 +77,7 @@ def test_the_costliest_direction_is_reported_apart_from_the_top_energy_one():
     costly = t.loc["costliest"]
     assert costly["index"] == 0 and costly["cos_e1"] == 1 and costly["cost"] == pytest.approx(0.85)
     assert not costly["is_top_energy"] and costly["share"] == pytest.approx(0.01)
+    assert costly["median_cost"] == pytest.approx(0.001)  # the floor it stands out from
 
 
 def test_a_token_at_chance_level_sits_on_no_vector():
