@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from anchorkit.config import ParameterError
+from anchorkit.store import REPO
 
-REPO = Path(__file__).resolve().parent.parent
 REPORTS = REPO / "reports"
 
 
