@@ -336,3 +336,26 @@ def test_at_800_px_no_header_breaks_inside_a_word_and_no_cell_shows_raw_values(h
     finally:
         browser.resize(1280)
     assert problems == {}
+
+
+def test_the_reference_baseline_moved_count_agrees_with_its_table(html):
+    """The same for the reference-baseline page: the sentence against the per-run spike table."""
+    source = (html / "book" / "studies" / "reference-baseline.html").read_text()
+    p = _Tables()
+    p.feed(source)
+    table = next(t for t in p.tables if t["caption"].strip().startswith("Per stored run"))
+    header, *rows = table["rows"]
+    run, seed, axis = header.index("run"), header.index("seed"), header.index("spike axis")
+    spikes: dict[str, dict[str, str]] = {}
+    for r in rows:
+        role = "falloff" if r[run].startswith("falloff") else "control"
+        spikes.setdefault(r[seed], {})[role] = r[axis]
+    both = [s for s in spikes.values() if s["falloff"] != "–" and s["control"] != "–"]
+    one = sum((s["falloff"] != "–") != (s["control"] != "–") for s in spikes.values())
+    moved = sum(s["falloff"] != s["control"] for s in both)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", source))
+    m = re.search(MOVED, text)
+    assert m, "the moved sentence was not found"
+    said = [int(g) if g is not None else None for g in m.groups()]
+    assert said[2:] == [one, len(spikes) - len(both) - one]
+    assert said[:2] == ([moved, len(both)] if both else [None, None])
