@@ -1,7 +1,10 @@
-"""Copy the paper's runs (every run of the studies at seeds 704-711, 400 epochs) from the run
-store to ``published/``, the committed weights a fresh clone measures without retraining.
+"""Copy the paper's runs (every run of the studies at seeds 704-711) from the run store to
+``published/``, the committed weights a fresh clone measures without retraining; ``index.parquet``
+(CSV beside) lists every published run with its regime.
 
 usage: python -m scripts.publish_runs [--seeds 704 ... 711] [--studies control ...]
+       [--regime R]         (the studies' runs in another regime than the weak basis)
+       [--finished-only]    (a set still training: publish the finished runs, name the others)
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import argparse
 
 import pandas as pd
 
+from anchorkit.regimes import REGIMES, WEAK
 from anchorkit.store import PUBLISHED, RunStore, write_table
 from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs
 
@@ -18,18 +22,30 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, nargs="+", default=PAPER_SEEDS)
     p.add_argument("--studies", nargs="+", choices=STUDIES, default=list(STUDIES))
+    p.add_argument("--regime", choices=tuple(REGIMES), default=WEAK)
+    p.add_argument("--finished-only", action="store_true")
     args = p.parse_args(argv)
     store = RunStore()
-    runs = {c.hash: c for s in args.studies for c in study_runs(s, args.seeds, "paper")}
+    runs = {c.hash: c for s in args.studies
+            for c in study_runs(s, args.seeds, "paper", regime=args.regime)}
     missing = [c.name for c in runs.values() if not store.has_final(c)]
-    if missing:
+    if missing and not args.finished_only:
         raise SystemExit(f"not finished in {store.root}: {', '.join(missing)}")
-    for c in runs.values():
+    done = {h: c for h, c in runs.items() if store.has_final(c)}
+    for c in done.values():
         store.publish(c)
-    index = pd.DataFrame([{"run": c.name, "hash": h, "seed": c.seed, "recipe": c.recipe,
-                           "optimizer": c.optimizer, "epochs": c.epochs} for h, c in runs.items()])
-    write_table(PUBLISHED / "index.parquet", index.sort_values("run"), csv=True, verified=False)
-    print(f"published {len(runs)} runs to {PUBLISHED}")
+    new = pd.DataFrame([{"run": c.name, "hash": h, "seed": c.seed, "recipe": c.recipe,
+                         "optimizer": c.optimizer, "epochs": c.epochs, "regime": args.regime}
+                        for h, c in done.items()])
+    f = PUBLISHED / "index.parquet"
+    old = pd.read_parquet(f) if f.exists() else new.iloc[:0]
+    if "regime" not in old:
+        old = old.assign(regime=WEAK)  # published before regimes were named: the weak basis
+    index = (pd.concat([old, new], ignore_index=True).drop_duplicates("hash", keep="last")
+             .sort_values(["regime", "run"], kind="stable"))
+    write_table(f, index, csv=True, verified=False)
+    print(f"published {len(done)} runs to {PUBLISHED}"
+          + (f"; not finished, left out: {', '.join(missing)}" if missing else ""))
 
 
 if __name__ == "__main__":
