@@ -9,6 +9,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from anchorkit import criteria
 from anchorkit.recipes import recipe
 
 # the two groups of runs of the rotated-basis study, as the legends name them
@@ -82,7 +83,7 @@ def _slice_label_expr() -> str:
     return "datum.value == 0 ? 'emb.' : datum.value"
 
 
-def removal_by_dose(dose: pd.DataFrame, criterion: float = 0.02, by: str = "optimizer"):
+def removal_by_dose(dose: pd.DataFrame, criterion: float = criteria.SPILL_MAX, by: str = "optimizer"):
     """E2: removal net of the control, raw removal and spill against dose, runs grouped ``by``
     optimizer (or recipe); a dashed rule at the selectivity criterion on the spill panel."""
     _require(dose, ["run", "seed", by, "dose", "net_removal", "raw_removal", "spill"],

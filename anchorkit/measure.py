@@ -11,6 +11,7 @@ import functools
 
 import torch
 
+from anchorkit import criteria
 from anchorkit.model import Hook, Transformer
 from anchorkit.recipes import alignment
 from anchorkit.task import DIFFERENCE, OPS, Batch, n_numbers, positions
@@ -269,7 +270,7 @@ def task_change(clean_anchored: torch.Tensor, clean_control: torch.Tensor) -> to
     return clean_anchored.mean(-1) - clean_control.mean(-1)
 
 
-KEPT_THRESHOLD = 0.5
+KEPT_THRESHOLD = criteria.KEPT
 
 
 def kept(removal_value: torch.Tensor | float) -> torch.Tensor | bool:

@@ -11,6 +11,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from anchorkit import criteria
 from anchorkit.formatting import number, summary, unsigned_zero  # noqa: F401 (summary: pages)
 
 
@@ -213,7 +214,7 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
         e1 = (f"the anchor was lost on {int((~rot.kept).sum())} of {len(rot)} rotated runs, so "
               "under these numbers it leaned in part on e₁ being an axis of the optimizer")
     net_gap = rot.net_removal.median() - sto.net_removal.median()
-    selective = bool((results.spill <= 0.02).all())
+    selective = bool((results.spill <= criteria.SPILL_MAX).all())
     if selective and net_gap >= -tolerance:
         e2 = ("the edit removes difference at least as well under rotated Adam as under plain "
               "Adam and stays selective on every run"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
+from anchorkit import criteria
 from anchorkit import regimes as _regimes
 from anchorkit.config import ParameterError, RunConfig, TaskConfig, check_choice
 from anchorkit.task import SYNTAX
@@ -35,14 +36,15 @@ REGIMES = _regimes.REGIMES
 
 # ---------------------------------------------------------------------- the decision rule
 # Fixed on 2026-11-30 before any scout run (issue 16); judged at the calibration seeds only.
-SCORE_MIN = 0.95  # every op, every run (control and falloff, both optimizers)
+SCORE_MIN = criteria.SCORE_MIN  # every op, every run (control and falloff, both optimizers)
 FUNCTIONAL_COST = 0.2  # cost of projecting the spike direction out (mean drop over ops) ...
 FUNCTIONAL_RATIO = 5.0  # ... and at least this many times the median cost of the basis' others
 REPORT_SHARE, REPORT_COS, REPORT_TOKENS = 0.3, 0.8, 3  # top-axis share; syntax |cos| on 3 of 4
 CLEAR_SHARE, CLEAR_RATIO, CLEAR_KURTOSIS = 0.2, 2.0, 6.0  # plain control along the axes
 ROTATED_AXES_MAX, ROTATED_KURTOSIS_MAX = 0.08, 3.2  # the rotated twin's coordinate axes stay flat
 ROTATED_SHARE, ROTATED_RATIO = 0.2, 2.0  # the rotated twin's spike along its rotated axes
-ANCHOR = {"alignment_high": 0.8, "removal": 0.8, "spill": 0.02}  # book/methods.md, *Training* (removal: bounded)
+ANCHOR = {"alignment_high": criteria.ALIGNMENT_HIGH, "removal": criteria.REMOVAL_MIN,
+          "spill": criteria.SPILL_MAX}  # book/methods.md, *Training* (removal: bounded)
 LEVELS = ("none", "functional", "clear", "report-strength")
 
 DECISION_RULE = f"""\

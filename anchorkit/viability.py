@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit import regimes, scout
+from anchorkit import criteria, regimes, scout
 from anchorkit.measure import KEPT_THRESHOLD
 from anchorkit.task import OPS
 
@@ -24,7 +24,7 @@ REGIME = regimes.SECOND
 SEEDS = scout.SEEDS
 RUNS = {regimes.SECOND_EPOCHS: (400, 800, 1600), 800: (800,)}  # run length → epochs measured
 SHORT = 800  # the cheaper length
-SPILL_MAX = 0.02
+SPILL_MAX = criteria.SPILL_MAX
 SCORE_MIN = 0.90  # every op, falloff and its control
 # the cheaper length's premise, on both seeds
 SHORT_PREMISE = {"rotated_share": 0.3, "rotated_ratio": 2.0, "twin_axes_max": 0.10,

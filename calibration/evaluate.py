@@ -23,12 +23,13 @@ from anchorkit.edit import e1, projection_edit
 from anchorkit.measure import linear_probe_accuracy
 from anchorkit.scout import ANCHOR, SCORE_MIN
 from anchorkit.store import RunStore
+from anchorkit import criteria
 from anchorkit.pairs import Pair, measure_pair
 from anchorkit.task import DIFFERENCE, OPS, positions, probe_set
 from anchorkit.train import load_model
 from scripts.train_runs import configs_from_args
 
-ALIGNMENT_LOW = 0.2  # book/methods.md, *Training*: "low" alignment in the other ops' contexts, read as |α| ≤ this
+ALIGNMENT_LOW = criteria.ALIGNMENT_LOW  # "low" alignment in the other ops' contexts: |α| ≤ this
 
 
 def evaluate(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
