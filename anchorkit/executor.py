@@ -1,7 +1,7 @@
 """Executing a study's work on Dask distributed, on one machine or a cluster.
 
 A study's work is a graph of tasks: train each ensemble of unfinished runs, compute each run's
-query answers (``anchorkit.predictions``; a sweep in slices of directions), then measure each pair
+query answers (``anchorkit.answers``; a sweep in slices of directions), then measure each pair
 once the answers of its two runs exist. The run store is the single source of truth: a task reads
 its inputs from it and writes its outputs to it atomically, so a task whose run is finished is a
 load, a task lost with its worker is run again (a training task resumes from its run's last

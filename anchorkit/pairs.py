@@ -1,7 +1,7 @@
 """Measuring a pair of runs: an anchored run and the control at the same seed and optimizer.
 
 ``measure_pair`` derives every measurement of the Methods page from the two runs' cached query
-answers (``anchorkit.predictions``) and one clean forward of the probe set (the basis measures),
+answers (``anchorkit.answers``) and one clean forward of the probe set (the basis measures),
 as tidy tables; ``measured`` reads the answers from the store's cache (computing and caching what
 is missing) and measures.
 """
@@ -52,11 +52,11 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
     syntax positions), and with ``sweep`` the ``directions`` table (every swept direction's cost
     and drop of difference at full dose).
 
-    Scores come from the runs' query answers (``anchorkit.predictions``; ``answers`` gives them,
+    Scores come from the runs' query answers (``anchorkit.answers``; ``answers`` gives them,
     one dict per run, as cached; else they are computed here); the basis measures come from one
     clean forward of the probe set. Nothing here runs an edited forward when ``answers`` is given.
     """
-    from anchorkit.predictions import PARTS, predict, sweep_directions
+    from anchorkit.answers import PARTS, predict, sweep_directions
 
     a_cfg, c_cfg = pair.anchored, pair.control
     if answers is None:
@@ -202,10 +202,10 @@ SWEEP_CHUNK = 1
 def measured(pair: Pair, sweep: bool, store) -> dict[str, pd.DataFrame]:
     """A pair's tables, derived from its runs' answers: read from the store's cache, or
     computed (a sweep, if asked for) and cached first."""
-    from anchorkit.predictions import PARTS, cached_predictions
+    from anchorkit.answers import PARTS, cached_answers
 
     parts = PARTS if sweep else ("base",)
     states = [store.load_final(c) for c in (pair.anchored, pair.control)]
-    answers = tuple(cached_predictions(c, st, parts, store, SWEEP_CHUNK)
+    answers = tuple(cached_answers(c, st, parts, store, SWEEP_CHUNK)
                     for c, st in zip((pair.anchored, pair.control), states))
     return measure_pair(pair, *states, sweep=sweep, answers=answers)

@@ -13,8 +13,8 @@ import torch
 from anchorkit.config import RunConfig
 from anchorkit.executor import ENSEMBLE_RUNS, THREADS, Graph, add_training, threads
 from anchorkit.pairs import SWEEP_CHUNK, Pair, measured
-from anchorkit.predictions import (cached_part, cached_predictions, n_sweep_directions,
-                                   predictions_key, sweep_answers)
+from anchorkit.answers import (cached_part, cached_answers, n_sweep_directions,
+                                   answers_key, sweep_answers)
 
 SWEEP_SLICE = 36  # directions per sweep task (143 directions: four tasks per run)
 
@@ -22,7 +22,7 @@ SWEEP_SLICE = 36  # directions per sweep task (143 directions: four tasks per ru
 def base_task(cfg: RunConfig, store, *after) -> str:
     """A run's ``base`` answers, computed into the store's cache unless already there."""
     with threads(THREADS):
-        cached_predictions(cfg, store.load_final(cfg), ("base",), store)
+        cached_answers(cfg, store.load_final(cfg), ("base",), store)
     return cfg.hash
 
 
@@ -34,7 +34,7 @@ def sweep_task(cfg: RunConfig, store, start: int, stop: int, *after) -> torch.Te
 
 def save_sweep_task(cfg: RunConfig, store, *slices: torch.Tensor) -> str:
     """Cache a run's sweep answers from its slices, in order."""
-    store.save_predictions(predictions_key(cfg, "sweep", store.load_final(cfg)),
+    store.save_answers(answers_key(cfg, "sweep", store.load_final(cfg)),
                            {"sweep": torch.cat(slices)})
     return cfg.hash
 

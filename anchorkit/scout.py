@@ -99,7 +99,7 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs
     the answers under the direction edits (the costly part) are read from or written to its
     answer cache, keyed by the run, ``epochs`` (which weights) and the code that makes them."""
     from anchorkit.edit import coordinate_axes, random_directions, rotated_axes
-    from anchorkit.predictions import predictions_key
+    from anchorkit.answers import answers_key
     from anchorkit.measure import (direction_cost, drop, edited_predictions, energy_shares,
                                    kurtosis, last_slice_states, op_scores, scores_of_predictions,
                                    spike, syntax_cosines, syntax_positions)
@@ -138,13 +138,13 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs
     if store is not None and epochs is None:
         raise ParameterError("epochs", epochs, "expected the epoch of the weights, to cache "
                              "their answers in the store")
-    key = (predictions_key(cfg, f"premise/{epochs}/{own}/{N_RANDOM}/{contexts}", state)
+    key = (answers_key(cfg, f"premise/{epochs}/{own}/{N_RANDOM}/{contexts}", state)
            if store is not None else None)
-    cached = store.load_predictions(key) if key is not None else None
+    cached = store.load_answers(key) if key is not None else None
     if cached is None:
         answers = edited_predictions(model, batch, dirs, 1.0, chunk=1, contexts=contexts)
         if key is not None:
-            store.save_predictions(key, {"answers": answers})
+            store.save_answers(key, {"answers": answers})
     else:
         answers = cached["answers"]
     cost = direction_cost(drop(clean[:, None], scores_of_predictions(answers, batch)))[0]

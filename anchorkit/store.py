@@ -20,8 +20,8 @@ Two more places are read:
   configuration of the paper's runs (no initial weights: they are re-derived from the seed). A
   run found there counts as finished, so a fresh clone measures the paper's runs without
   retraining. The store's own directory comes first.
-- ``<root>/predictions/<key>.safetensors``: a run's cached query answers, clean and edited
-  (``anchorkit.predictions``), keyed by its hash and the code that makes them, so that runs shared
+- ``<root>/answers/<key>.safetensors``: a run's cached query answers, clean and edited
+  (``anchorkit.answers``), keyed by its hash and the code that makes them, so that runs shared
   between studies are swept once and a measure's definition can change without a sweep.
 """
 
@@ -246,19 +246,19 @@ class RunStore:
         return self._load_weights(d / "snapshots" / f"epoch-{epoch}.safetensors")
 
     # ------------------------------------------------------------------ cached answers
-    def load_predictions(self, key: str) -> dict[str, torch.Tensor] | None:
-        """The answers cached under ``key`` (``anchorkit.predictions``), or None when there are none."""
-        f = self.root / "predictions" / f"{key}.safetensors"
+    def load_answers(self, key: str) -> dict[str, torch.Tensor] | None:
+        """The answers cached under ``key`` (``anchorkit.answers``), or None when there are none."""
+        f = self.root / "answers" / f"{key}.safetensors"
         if not f.exists():
             return None
         data = read_verified(f)
         try:
             return load(data)
         except Exception as e:  # noqa: BLE001
-            raise StoreError(f"{f}: cannot load cached predictions ({e})") from None
+            raise StoreError(f"{f}: cannot load cached answers ({e})") from None
 
-    def save_predictions(self, key: str, tensors: dict[str, torch.Tensor]) -> None:
-        write_verified(self.root / "predictions" / f"{key}.safetensors",
+    def save_answers(self, key: str, tensors: dict[str, torch.Tensor]) -> None:
+        write_verified(self.root / "answers" / f"{key}.safetensors",
                        lambda p: save_file(_contiguous(tensors), p))
 
     # ------------------------------------------------------------------ checkpoints

@@ -23,7 +23,7 @@ import torch
 
 from anchorkit import RunConfig, TaskConfig
 from anchorkit.measure import edited_predictions
-from anchorkit.predictions import sweep_directions
+from anchorkit.answers import sweep_directions
 from anchorkit.task import probe_set
 from anchorkit.train import initial_state, load_model
 
@@ -49,7 +49,7 @@ def pair_on_cluster(cfgs: list[RunConfig], n_dirs: int, workers: int) -> tuple[f
 
 def _sweep_slice(cfg: RunConfig, start: int, stop: int) -> torch.Tensor:
     from anchorkit.executor import THREADS, threads
-    from anchorkit.predictions import sweep_answers
+    from anchorkit.answers import sweep_answers
 
     with threads(THREADS):
         return sweep_answers(cfg, initial_state(cfg), start, stop)

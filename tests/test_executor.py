@@ -92,7 +92,7 @@ def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):
     import torch
 
     from anchorkit.measure import edited_predictions
-    from anchorkit.predictions import sweep_answers, sweep_directions
+    from anchorkit.answers import sweep_answers, sweep_directions
     from anchorkit.studies import run_config
     from anchorkit.task import probe_set
     from anchorkit.train import initial_state, load_model

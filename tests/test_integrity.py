@@ -59,10 +59,10 @@ def test_a_flipped_bit_in_a_checkpoint_is_refused_not_resumed(store):
 
 def test_a_flipped_bit_in_cached_answers_is_refused(store):
     answers = {"clean": torch.arange(12, dtype=torch.uint8)}
-    store.save_predictions("k", answers)
-    flip_a_bit(store.root / "predictions" / "k.safetensors")
+    store.save_answers("k", answers)
+    flip_a_bit(store.root / "answers" / "k.safetensors")
     with pytest.raises(StoreError, match="k.safetensors: contents changed"):
-        store.load_predictions("k")
+        store.load_answers("k")
 
 
 def test_a_file_without_its_digest_is_refused(store, finished):
@@ -72,17 +72,17 @@ def test_a_file_without_its_digest_is_refused(store, finished):
 
 
 def test_new_weights_under_an_old_configuration_get_new_answers(store, finished):
-    from anchorkit.predictions import cached_predictions
+    from anchorkit.answers import cached_answers
 
     state = store.load_final(finished)
-    first = cached_predictions(finished, state, ("base",), store)
+    first = cached_answers(finished, state, ("base",), store)
     other = {k: v.clone() for k, v in state.items()}
     other["W_U"] = -other["W_U"]  # other weights, same configuration (as if retrained elsewhere)
-    second = cached_predictions(finished, other, ("base",), store)
+    second = cached_answers(finished, other, ("base",), store)
     assert not torch.equal(first["clean"], second["clean"])
-    again = cached_predictions(finished, state, ("base",), store)
+    again = cached_answers(finished, state, ("base",), store)
     assert torch.equal(again["clean"], first["clean"])
-    assert len(list((store.root / "predictions").glob("*.safetensors"))) == 2
+    assert len(list((store.root / "answers").glob("*.safetensors"))) == 2
 
 
 def test_store_files_are_readable_by_the_group(store, finished):

@@ -82,15 +82,15 @@ def test_a_published_run_loads_without_retraining_and_with_its_initial_weights(t
     assert not RunStore(tmp_path / "c", published=None).has_final(cfg)
 
 
-def test_cached_predictions_round_trip_and_a_broken_one_is_named(store):
+def test_cached_answers_round_trip_and_a_broken_one_is_named(store):
     from anchorkit.store import StoreError
 
     answers = {"clean": torch.arange(12, dtype=torch.uint8), "e1": torch.ones(4, 12, dtype=torch.uint8)}
-    assert store.load_predictions("k") is None
-    store.save_predictions("k", answers)
-    got = store.load_predictions("k")
+    assert store.load_answers("k") is None
+    store.save_answers("k", answers)
+    got = store.load_answers("k")
     assert got.keys() == answers.keys() and all(torch.equal(got[k], v) for k, v in answers.items())
-    f = store.root / "predictions" / "k.safetensors"
+    f = store.root / "answers" / "k.safetensors"
     f.write_bytes(f.read_bytes()[:20])  # a truncated file
     with pytest.raises(StoreError, match="k.safetensors"):
-        store.load_predictions("k")
+        store.load_answers("k")

@@ -63,21 +63,21 @@ def test_measure_pair_tables_hold_together(quick_pair):
 
 def test_cached_answers_give_the_tables_of_a_fresh_measurement(quick_pair, tmp_path):
     """The tables derived from the store's cached answers are those measured directly."""
-    from anchorkit.predictions import PARTS, cached_predictions
+    from anchorkit.answers import PARTS, cached_answers
     from anchorkit.store import RunStore
 
     pair, a, c = quick_pair
     store = RunStore(tmp_path)
-    answers = tuple(cached_predictions(cfg, st, PARTS, store, chunk=16)
+    answers = tuple(cached_answers(cfg, st, PARTS, store, chunk=16)
                     for cfg, st in ((pair.anchored, a), (pair.control, c)))
-    import anchorkit.predictions as predictions
+    import anchorkit.answers as answers_mod
 
-    real, predictions.predict = predictions.predict, None  # read back: no forward may run
+    real, answers_mod.predict = answers_mod.predict, None  # read back: no forward may run
     try:
-        again = tuple(cached_predictions(cfg, st, PARTS, store)
+        again = tuple(cached_answers(cfg, st, PARTS, store)
                       for cfg, st in ((pair.anchored, a), (pair.control, c)))
     finally:
-        predictions.predict = real
+        answers_mod.predict = real
     for x, y in zip(answers, again):
         assert x.keys() == y.keys() and all(torch.equal(x[k], y[k]) for k in x)
     direct = measure_pair(pair, a, c, sweep=True, chunk=32)
@@ -123,14 +123,14 @@ def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
 
 
 def test_a_study_computes_each_runs_answers_once(tmp_path, monkeypatch):
-    import anchorkit.predictions as predictions
+    import anchorkit.answers as answers_mod
     import anchorkit.studies as studies
     from anchorkit.store import RunStore
 
     store = RunStore(tmp_path / "store")
     calls = []
-    real = predictions.predict
-    monkeypatch.setattr(predictions, "predict",
+    real = answers_mod.predict
+    monkeypatch.setattr(answers_mod, "predict",
                         lambda cfg, *a, **k: calls.append(cfg.name) or real(cfg, *a, **k))
     monkeypatch.setattr(studies, "SWEEPS", dict.fromkeys(STUDIES, False))  # the cache, not sweeps
     first = studies.run_study("reference-baseline", [5], "quick", epochs=1, store=store,
@@ -149,7 +149,7 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
     study re-derives its tables with the new definition and runs no edited forward."""
     import anchorkit.measure as measure
     import anchorkit.pairs as pairs
-    import anchorkit.predictions as predictions
+    import anchorkit.answers as answers_mod
     import anchorkit.studies as studies
     from anchorkit.store import RunStore
 
@@ -161,7 +161,7 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
     def no_forward(*a, **k):
         raise AssertionError("an edited forward ran although the answers were cached")
 
-    monkeypatch.setattr(predictions, "predict", no_forward)
+    monkeypatch.setattr(answers_mod, "predict", no_forward)
     monkeypatch.setattr(measure, "edited_predictions", no_forward)
     monkeypatch.setattr(pairs, "removal", lambda d, s: 2 * (d[..., 1] / s[..., 1]))
     after = studies.run_study("reference-baseline", [5], **kw)

@@ -11,7 +11,7 @@ The cache key is the run's hash (its configuration, hence the task and probe set
 (``base`` or ``sweep``), the digest of the **weights** the answers were computed from (so that
 weights retrained on another machine, or replaced, never read answers of other weights) and
 ``ANSWERS_VERSION``, the version of what the answers are. A refactor that changes no answer keeps
-the cache; a change that changes answers must bump the version, and ``tests/test_predictions.py``
+the cache; a change that changes answers must bump the version, and ``tests/test_answers.py``
 holds a fingerprint of a published run's answers that fails until it does.
 """
 
@@ -87,7 +87,7 @@ def n_sweep_directions(cfg: RunConfig) -> int:
 ANSWERS_VERSION = 1  # bump when the answers a run gives change (the fingerprint test says when)
 
 
-def predictions_key(cfg: RunConfig, part: str, state: dict) -> str:
+def answers_key(cfg: RunConfig, part: str, state: dict) -> str:
     """The cache key of a run's answers: its hash, the part, the digest of the weights ``state``
     they come from, and the answers' version."""
     from anchorkit.store import RunStore
@@ -104,20 +104,20 @@ def cached_part(cfg: RunConfig, part: str, store, state: dict | None = None
         if not store.has_final(cfg):
             return None
         state = store.load_final(cfg)
-    return store.load_predictions(predictions_key(cfg, part, state))
+    return store.load_answers(answers_key(cfg, part, state))
 
 
-def cached_predictions(cfg: RunConfig, state: dict, parts, store=None, chunk: int = 1
+def cached_answers(cfg: RunConfig, state: dict, parts, store=None, chunk: int = 1
                        ) -> dict[str, torch.Tensor]:
     """A run's answers for the given parts, read from the store's cache or computed and cached
     (without a store, computed)."""
     out = {}
     for part in parts:
-        key = predictions_key(cfg, part, state) if store is not None else None
-        got = store.load_predictions(key) if store is not None else None
+        key = answers_key(cfg, part, state) if store is not None else None
+        got = store.load_answers(key) if store is not None else None
         if got is None:
             got = predict(cfg, state, part, chunk)
             if store is not None:
-                store.save_predictions(key, got)
+                store.save_answers(key, got)
         out.update(got)
     return out

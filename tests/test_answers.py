@@ -4,7 +4,7 @@ published run's answers guards ANSWERS_VERSION."""
 import hashlib
 
 from anchorkit.executor import THREADS, threads
-from anchorkit.predictions import ANSWERS_VERSION, predict, predictions_key, sweep_answers
+from anchorkit.answers import ANSWERS_VERSION, predict, answers_key, sweep_answers
 from anchorkit.store import RunStore
 from anchorkit.studies import run_config
 
@@ -32,6 +32,6 @@ def test_the_key_follows_the_weights_and_the_part():
     cfg = run_config(704, "control", "adam", "paper")
     state = RunStore().load_final(cfg)
     other = {**state, "W_U": state["W_U"] * 2}
-    assert predictions_key(cfg, "base", state) == predictions_key(cfg, "base", dict(state))
-    assert predictions_key(cfg, "base", state) != predictions_key(cfg, "base", other)
-    assert predictions_key(cfg, "base", state) != predictions_key(cfg, "sweep", state)
+    assert answers_key(cfg, "base", state) == answers_key(cfg, "base", dict(state))
+    assert answers_key(cfg, "base", state) != answers_key(cfg, "base", other)
+    assert answers_key(cfg, "base", state) != answers_key(cfg, "sweep", state)
