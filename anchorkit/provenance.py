@@ -11,6 +11,7 @@ import torch
 
 from anchorkit import kernels
 from anchorkit.config import RunConfig
+from anchorkit.executor import THREADS
 
 # tables written as CSV too, for a person to read
 CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate")
@@ -83,7 +84,7 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
         "runs": run_names(runs),
         "python": platform.python_version(),
         "machine": machine(),
-        "kernels": kernels.record(),
+        "kernels": kernels.record(threads=THREADS),  # every task computes with THREADS
         "versions": versions,
         "threads": torch.get_num_threads(),
         "wall_seconds": round(wall_seconds, 1),
