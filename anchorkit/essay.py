@@ -136,8 +136,9 @@ def _classes_and_change(heads: pd.DataFrame, classes_at: str) -> pd.DataFrame | 
 
 
 NO_SNAPSHOTS = (f"no run has weights kept at epoch {EARLY_EPOCH} (the published runs carry no "
-                "snapshots; a retraining keeps them, but on another CPU than the one that trained "
-                "them it makes other runs than the published ones)")
+                "snapshots; retraining them with `python -m scripts.train_runs --ignore-published` "
+                "keeps them, and with the CPU kernels pinned gives the published runs' weights "
+                "bit for bit)")
 
 
 def anchors_change_less(heads: pd.DataFrame, classes_at: str = "early") -> dict:

@@ -40,17 +40,10 @@ def source_state() -> dict:
 
 def machine() -> str:
     """The CPU the tables were computed on (fp32 rounding, hence a retrained run's weights,
-    depends on it)."""
+    depends on it); ``kernels.record`` gives the rest."""
     import platform
-    from pathlib import Path
 
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return f"{line.split(':', 1)[1].strip()}, {platform.machine()}"
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    return f"{kernels.cpu_model()}, {platform.machine()}"
 
 
 def run_names(runs: list[RunConfig]) -> dict[str, str]:
