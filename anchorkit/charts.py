@@ -381,3 +381,9 @@ def context_svg(task=None) -> str:
         parts.append(f'<text x="{pad + 18}" y="{y + 10}" font-size="11">{text}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def by_regime(charts_by_regime: dict):
+    """One chart per regime (its title → the chart), stacked, each under its regime's title."""
+    return alt.vconcat(*[c.properties(title=alt.TitleParams(t, anchor="start", fontSize=13))
+                         for t, c in charts_by_regime.items()]).resolve_scale(color="shared")

@@ -63,3 +63,33 @@ def reports_path(reports_dir, regime: str | None) -> Path:
     if regime in (None, WEAK):
         return Path(reports_dir)
     return Path(reports_dir) / check_regime(regime)
+
+
+# the regimes the report's study runs in, side by side on its pages
+REPORT = (WEAK, SECOND)
+# how a page names a regime
+TITLES = {WEAK: "weak-basis regime", SECOND: "second regime"}
+
+
+def title(regime: str) -> str:
+    """A regime's name on a page: the two of the report by role, any other by its catalogue name."""
+    return TITLES.get(check_regime(regime), f"{regime} regime")
+
+
+def describe(regime: str) -> str:
+    """A regime's changes from the weak-basis regime, in words (every value from the catalogue)."""
+    changes = REGIMES[check_regime(regime)]
+    model, train = changes.get("model", {}), changes.get("train", {})
+    words = []
+    if model.get("learned_positions") is False:
+        words.append("no learned positions")
+    if model.get("residual_biases") is False:
+        words.append("no residual biases")
+    if "beta2" in train:
+        words.append(f"Adam's β₂ at {train['beta2']}")
+    if "lr" in train:
+        rate = f"learning rate {train['lr']:g}"
+        if train.get("lr_decay"):
+            rate += f", decayed linearly over the last {train['lr_decay']:g} of the run"
+        words.append(rate)
+    return ", ".join(words) if words else "the calibrated settings"

@@ -11,8 +11,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from anchorkit import criteria
-from anchorkit.formatting import number, summary, unsigned_zero  # noqa: F401 (summary: pages)
+from anchorkit.formatting import number, unsigned_zero
 
 
 def count(flags) -> str:
@@ -173,87 +172,6 @@ def screen_scope(rate: pd.DataFrame | None, earlier_definitions: bool = False) -
                 "(see the screen's page)." if earlier_definitions else ""))
 
 
-def premise_forms(claims: pd.DataFrame) -> bool:
-    """Whether the report's premise (a privileged basis under plain Adam) forms in a regime, from
-    its ledger: P1 (syntax tokens on axes) or P2 (one axis holds about half the energy) is at
-    least partly reproduced."""
-    verdict = claims.set_index("id").verdict
-    return any(verdict[c] in ("reproduced", "partly") for c in ("P1", "P2"))
-
-
-def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.DataFrame,
-                   tolerance: float = 0.05) -> dict[str, str]:
-    """The sentence that closes each question of the report page (E1, E2, E3, Discussion),
-    computed from the rotated-basis ``results`` and ``alignment`` tables and the reproduction
-    ledger's ``claims`` (``ledger.ledger``). ``tolerance``: how close two medians must be to read
-    as the same (a method constant, stated on the page)."""
-    rot = results[results.optimizer == "rotated"]
-    sto = results[results.optimizer == "adam"]
-    verdict = claims.set_index("id").verdict
-    premise_missing = not premise_forms(claims)
-    # what a regime without the premise cannot decide: whether the anchor leans on e₁ being a
-    # privileged axis (there is none here to lean on)
-    undecided = (f"; whether that holds where the optimizer does build a privileged basis, this "
-                 f"regime cannot say, since that basis does not form here (P1 {verdict['P1']}, "
-                 f"P2 {verdict['P2']})")
-    a = alignment[(alignment.role == "anchored") & (alignment.context == "difference")
-                  & (alignment.slice >= 3)].groupby(["optimizer", "seed"]).alignment.mean()
-    same_alignment = abs(a["rotated"].median() - a["adam"].median()) <= tolerance
-    all_kept = bool(rot.kept.all())
-    if all_kept and same_alignment and premise_missing:
-        e1 = ("every rotated run kept the anchor and aligned with e₁ as closely as its twin "
-              f"(medians within {tolerance} of each other read as the same)" + undecided)
-    elif all_kept and same_alignment:
-        e1 = ("the numbers favour the alternative: the auxiliary loss sets the direction whatever "
-              "the optimizer's basis, since every rotated run kept the anchor and aligned with e₁ "
-              f"as closely as its twin (medians within {tolerance} of each other read as the same)")
-    elif all_kept:
-        e1 = ("the anchor held on every rotated run, but its alignment differs from the twins' by "
-              "more than the tolerance, so the optimizer's basis changed how the anchor sits")
-    else:
-        e1 = (f"the anchor was lost on {int((~rot.kept).sum())} of {len(rot)} rotated runs, so "
-              "under these numbers it leaned in part on e₁ being an axis of the optimizer")
-    net_gap = rot.net_removal.median() - sto.net_removal.median()
-    selective = bool((results.spill <= criteria.SPILL_MAX).all())
-    if selective and net_gap >= -tolerance:
-        e2 = ("the edit removes difference at least as well under rotated Adam as under plain "
-              "Adam and stays selective on every run"
-              + (undecided if premise_missing else
-                 ", so removal does not depend on e₁ being an axis"))
-    elif selective:
-        e2 = ("the edit stays selective on every run but removes less under rotated Adam than "
-              "under plain Adam")
-    else:
-        e2 = "the edit is not selective on every run"
-    from anchorkit.ledger import E2A_SOURCE
-
-    source_raw = E2A_SOURCE[0]  # the low end of the source report's raw removal (ledger E2a)
-    m = rot.raw_removal.median()
-    e2 += (f"; raw removal (median {m:.2f} rotated) is {'below' if m < source_raw else 'at or above'} "
-           f"the source's {source_raw}, with {'no' if not rot.over_removal.any() else 'some'} "
-           "over-removal")
-    formed = int(rot.control_has_spike_rotated.sum())
-    moved_onto_rotated = rot.control_top_share_rotated.median() > rot.control_top_share_axes.median()
-    e3 = (f"a spike stands out at the syntax positions in {formed} of {len(rot)} rotated controls; "
-          + ("the largest share moves onto the rotated axes" if moved_onto_rotated
-             else "the largest share does not move onto the rotated axes")
-          + (", at the source's size" if verdict["E3a"] == "reproduced" else
-             ", not at the source's size")
-          + f" (E3a {verdict['E3a']}, E3b {verdict['E3b']}, E3c {verdict['E3c']}, "
-          f"E3e {verdict['E3e']})"
-          + (f"; the privileged basis the question is about barely forms in this regime (P1 "
-             f"{verdict['P1']}, P2 {verdict['P2']})" if premise_missing else ""))
-    ids = {v: ", ".join(claims[claims.verdict == v].id) or "none"
-           for v in ("reproduced", "partly", "not reproduced")}
-    discussion = (f"Against the source report, the ledger reads: reproduced {ids['reproduced']}; "
-                  f"partly {ids['partly']}; not reproduced {ids['not reproduced']}"
-                  + (". Whether an anchor needs the optimizer's privileged basis can only be "
-                     "answered where that basis forms, and in this regime it does not (P1, P2): "
-                     "finding a regime in which it does is this project's next step"
-                     if premise_missing else ""))
-    return {"e1": e1, "e2": e2, "e3": e3, "discussion": discussion}
-
-
 def by_seed(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: str = "{:.3f}"):
     """A per-seed table turned on its side, so that a table of many measures fits the page: one
     row per measure (``headers`` maps its column to its label), one column per seed; numbers in
@@ -299,35 +217,3 @@ def rerun_verdict(comparison: pd.DataFrame, prov: dict) -> str:
              f"{len(weights)} runs equal): training here rounded differently from the machine "
              "that trained them")
     return f"Retrained from scratch {where}, {w}; {values}."
-
-
-def _claim_list(rows: pd.DataFrame) -> str:
-    """Claims as words: ``the anchor holds on every seed (E1a); …``."""
-    items = [f"{r.claim[0].lower()}{r.claim[1:].rstrip('.')} ({r.id})" for r in rows.itertuples()]
-    return "; ".join(items) if items else "none"
-
-
-def first_screen(claims: pd.DataFrame, regime: str) -> str:
-    """The report's opening in words, from a regime's ledger: whether the premise holds there,
-    what reproduced, what did not, and what the regime cannot ask."""
-    formed = premise_forms(claims)
-    verdict = claims.set_index("id").verdict
-    rest = claims[claims.section != "premise"]
-    held = rest[rest.verdict == "reproduced"]
-    partly = rest[rest.verdict == "partly"]
-    missed = rest[rest.verdict == "not reproduced"]
-    open_ = rest[rest.verdict == "not comparable"]
-    premise = (f"In the {regime} regime the report's premise, a privileged basis built by plain "
-               "Adam, " + ("holds at least in part" if formed else "does not form")
-               + f" (syntax tokens on coordinate axes: P1 {verdict['P1']}; one axis holding "
-               f"about half the energy: P2 {verdict['P2']})")
-    text = (f"{premise}. Of the {len(rest)} findings beyond the premise, {len(held)} reproduced "
-            f"here: {_claim_list(held)}. Partly: {_claim_list(partly)}. Not reproduced: "
-            f"{len(missed)}, listed in the ledger.")
-    cannot = [] if formed else ["whether the anchor needs e₁ to be an axis the optimizer favours, "
-                                "since no axis is favoured here"]
-    if len(open_):
-        cannot.append(f"{_claim_list(open_)}")
-    if cannot:
-        text += " What this regime cannot ask: " + "; ".join(cannot) + "."
-    return text

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit.config import RunConfig, TaskConfig, check_choice, check_seeds
+from anchorkit.config import ParameterError, RunConfig, TaskConfig, check_choice, check_seeds
 from anchorkit.derived import derived_tables
 from anchorkit.pairs import Pair
 from anchorkit.provenance import read_tables, source_state, write_study, written_for
@@ -130,6 +130,30 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
         write_study(Path(reports_dir) / study, out, study, seeds, profile, runs,
                     time.perf_counter() - t0, source, regime)
     return out
+
+
+def shown_regimes(study: str, seeds, profile: str = "paper", epochs: int | None = None,
+                  reports_dir=None, regimes=None) -> list[str]:
+    """The regimes a study's page shows, the weak-basis regime first: with ``regimes`` None, every
+    regime of the report (``regimes.REPORT``) whose tables for these runs are written under
+    ``reports_dir`` (the weak-basis one always, computing it if need be); else those named (a
+    named regime without tables is computed)."""
+    from pathlib import Path
+
+    from anchorkit import regimes as catalogue
+
+    if regimes is None:
+        out = [catalogue.WEAK]
+        for r in catalogue.REPORT[1:]:
+            where = catalogue.reports_path(reports_dir, r) / study if reports_dir is not None else None
+            if where is not None and written_for(Path(where), study, check_seeds(seeds), profile,
+                                                 study_runs(study, seeds, profile, epochs, r)):
+                out.append(r)
+        return out
+    if isinstance(regimes, str) or not list(regimes):
+        raise ParameterError("regimes", regimes, "expected a list of regime names, or None")
+    named = [catalogue.check_regime(r) for r in regimes]
+    return [catalogue.WEAK] + [r for r in dict.fromkeys(named) if r != catalogue.WEAK]
 
 
 # ---------------------------------------------------------------------- the essay's measurements

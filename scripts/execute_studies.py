@@ -9,7 +9,11 @@ named studies are (re)computed from their runs (trained, loaded from the store o
 ``published/``) and their answers (cached in the run store), even where tables are committed:
 after a change to a measure, this re-derives the tables without retraining.
 
-usage: python -m scripts.execute_studies [--compute] [study ...]
+With ``--regime R`` (and ``--compute``) the named studies are computed in regime R instead
+(``reports/<R>/<study>/``, e.g. the report's second regime), and their pages then executed on the
+committed tables of every regime they show.
+
+usage: python -m scripts.execute_studies [--compute [--regime R]] [study ...]
 """
 
 from __future__ import annotations
@@ -83,6 +87,23 @@ def main(argv=None) -> None:
     args = list(argv if argv is not None else sys.argv[1:])
     compute = "--compute" in args
     args = [a for a in args if a != "--compute"]
+    regime = None
+    if "--regime" in args:
+        i = args.index("--regime")
+        if i + 1 >= len(args) or not compute:
+            raise SystemExit("--regime R: name one regime, with --compute")
+        from anchorkit.regimes import REPORT, WEAK, check_regime
+
+        regime = args.pop(i + 1)
+        args.pop(i)
+        try:
+            check_regime(regime)
+        except ValueError as e:
+            raise SystemExit(f"--regime: {e}") from None
+        if regime == WEAK:
+            regime = None  # the weak-basis regime is what --compute alone computes
+        elif regime not in REPORT:
+            raise SystemExit(f"--regime: the report's studies run in {', '.join(REPORT)}")
     names = list(STUDIES) + [ESSAY, scout.SCOUT] + list(PAGES_ONLY)
     if compute and not args:
         raise SystemExit("--compute: name the studies to compute (it retrains what is not stored)")
@@ -91,6 +112,16 @@ def main(argv=None) -> None:
     if unknown:
         raise SystemExit(f"unknown study {unknown}; expected some of {names}")
     PAGES.mkdir(parents=True, exist_ok=True)
+    if regime is not None:
+        from anchorkit.studies import run_study
+
+        for study in studies:
+            if study not in STUDIES:
+                raise SystemExit(f"--regime: {study} is not a study of runs ({', '.join(STUDIES)})")
+            t = time.perf_counter()
+            run_study(study, DEFAULT_SEEDS[study], "paper", reports_dir=ROOT / "reports", regime=regime)
+            print(f"{study}: computed in the {regime} regime in {time.perf_counter() - t:.0f} s")
+        compute = False  # the pages then read every regime's tables
     for study in studies:
         t = time.perf_counter()
         page = PAGES / f"{study}.ipynb"

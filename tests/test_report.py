@@ -1,7 +1,8 @@
 import pandas as pd
 import pytest
 
-from anchorkit.report import at_least, count, loss_rate, paired, summary
+from anchorkit.formatting import summary
+from anchorkit.report import at_least, count, loss_rate, paired
 
 
 def test_summary_is_median_with_range_and_ignores_missing():
@@ -70,36 +71,6 @@ def test_seed_text_reads_a_run_of_seeds_as_a_range():
     assert seed_text([]) == "none"
 
 
-def test_the_report_answers_follow_the_tables():
-    from anchorkit.report import report_answers
-
-    seeds = range(8)
-    results = pd.DataFrame([{"optimizer": o, "seed": s, "kept": True, "net_removal": 0.8,
-                             "raw_removal": 0.8, "spill": 0.0, "over_removal": False,
-                             "control_has_spike_rotated": False, "control_top_share_rotated": 0.1,
-                             "control_top_share_axes": 0.05} for o in ("rotated", "adam") for s in seeds])
-    alignment = pd.DataFrame([{"optimizer": o, "seed": s, "role": "anchored", "context": "difference",
-                               "slice": sl, "alignment": 0.9} for o in ("rotated", "adam")
-                              for s in seeds for sl in range(5)])
-    claims = pd.DataFrame({"id": ["P1", "P2", "E3a", "E3b", "E3c", "E3e"],
-                           "verdict": ["not reproduced"] * 2 + ["partly"] * 4})
-    held = report_answers(results, alignment, claims)
-    # without the premise (P1, P2 not reproduced) no answer concludes about a privileged basis
-    assert "cannot say" in held["e1"] and "cannot say" in held["e2"]
-    assert "favour the alternative" not in held["e1"]
-    assert "does not depend on e₁ being an axis" not in held["e2"]
-    formed = report_answers(results, alignment, claims.assign(
-        verdict=["reproduced", "partly"] + ["partly"] * 4))
-    assert formed["e1"].startswith("the numbers favour the alternative")
-    assert "does not depend on e₁ being an axis" in formed["e2"] and "cannot say" not in formed["e2"]
-    assert "barely forms" in held["e3"] and "barely forms" not in report_answers(
-        results, alignment, claims.assign(verdict="reproduced"))["e3"]
-    lost = results.assign(kept=(results.optimizer == "adam") | (results.seed > 1))
-    assert report_answers(lost, alignment, claims)["e1"].startswith("the anchor was lost on 2 of 8")
-    spilled = results.assign(spill=0.05)
-    assert report_answers(spilled, alignment, claims)["e2"].startswith("the edit is not selective")
-
-
 def test_with_no_loss_observed_only_the_upper_end_of_the_interval_is_quoted():
     from anchorkit.report import chance_of_losses, screen_scope
     from anchorkit.derived import rate_table
@@ -109,23 +80,3 @@ def test_with_no_loss_observed_only_the_upper_end_of_the_interval_is_quoted():
     text = chance_of_losses(row, 1)
     assert text.startswith("at most 0.52") and "0.00 (" not in text
     assert "0.00 (0.00 to" not in screen_scope(none_lost)
-
-
-def test_the_first_screen_says_in_words_where_the_premise_holds_and_what_it_cannot_ask():
-    from anchorkit.report import first_screen
-
-    claims = pd.DataFrame([
-        {"id": "P1", "section": "premise", "claim": "Syntax on axes.", "verdict": "not reproduced"},
-        {"id": "P2", "section": "premise", "claim": "Half the energy.", "verdict": "not reproduced"},
-        {"id": "E1a", "section": "E1", "claim": "The anchor holds on every seed.",
-         "verdict": "reproduced"},
-        {"id": "E3d", "section": "E3", "claim": "The spike moves.", "verdict": "not comparable"},
-        {"id": "E2a", "section": "E2", "claim": "Raw removal is high.",
-         "verdict": "not reproduced"}])
-    text = first_screen(claims, "weak-basis")
-    assert "built by plain Adam, does not form" in text and "the anchor holds on every seed (E1a)" in text
-    assert "Of the 3 findings beyond the premise, 1 reproduced" in text
-    assert "cannot ask: whether the anchor needs e₁" in text
-    assert "the spike moves (E3d)" in text
-    formed = first_screen(claims.assign(verdict=["reproduced"] * 5), "second")
-    assert "holds at least in part" in formed and "cannot ask" not in formed

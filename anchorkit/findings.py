@@ -1,0 +1,312 @@
+"""The report page's findings, regime by regime: the figures it quotes, its side-by-side tables,
+the answer that closes each question and its opening in words.
+
+Everything here is computed from a regime's rotated-basis tables (``results``, ``alignment``) and
+its reproduction ledger (``anchorkit.ledger``); nothing here knows a result. An answer concludes
+only what its regime can decide: whether the anchor leans on e₁ being a privileged axis can be
+asked only where plain Adam builds a privileged basis (the premise, ledger rows P1 and P2).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from anchorkit import criteria
+from anchorkit.formatting import summary
+from anchorkit.report import count, count_moved, loss_rate, paired
+
+ARMS = {"rotated": "rotated Adam", "adam": "plain Adam"}
+SAME = 0.05  # two medians within this read as the same (alignment, net removal), stated on the page
+DECIDES = 0.05  # the sign test's level: below it, the arms' difference in losses is decided
+
+
+def _arms(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rot = results[results.optimizer == "rotated"].sort_values("seed")
+    sto = results[results.optimizer == "adam"].sort_values("seed")
+    return rot, sto
+
+
+def deep_alignment(alignment: pd.DataFrame) -> pd.Series:
+    """Mean alignment with e₁ at slices 3–4 in difference contexts, per (optimizer, seed), for
+    the anchored runs."""
+    a = alignment[(alignment.role == "anchored") & (alignment.context == "difference")
+                  & (alignment.slice >= 3)]
+    return a.groupby(["optimizer", "seed"]).alignment.mean()
+
+
+def losses_text(kept) -> str:
+    """``k of n lost (exact 95% interval lo to hi)``: the losses of one arm by the kept/lost rule."""
+    r = loss_rate(kept)
+    return f"{r['losses']} of {r['runs']} lost (exact 95% interval {r['low']:.2f} to {r['high']:.2f})"
+
+
+def arms_test(results: pd.DataFrame) -> dict:
+    """Seed by seed, where only one arm lost its anchor: ``rotated_only``, ``plain_only``, and the
+    exact two-sided sign test over those discordant seeds (``p``; 1 when there are none)."""
+    from scipy.stats import binomtest
+
+    rot, sto = (a.set_index("seed").kept.astype(bool) for a in _arms(results))
+    rot, sto = rot.align(sto, join="inner")
+    a, b = int((~rot & sto).sum()), int((rot & ~sto).sum())
+    p = float(binomtest(a, a + b).pvalue) if a + b else 1.0
+    return {"rotated_only": a, "plain_only": b, "p": p}
+
+
+def facts(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """The figures the report page quotes for one regime (glue key → text), from its
+    rotated-basis tables. ``-rotated`` keys are the rotated arm, ``-stored`` keys its plain-Adam
+    twins."""
+    results = tables["results"]
+    rot, sto = _arms(results)
+    deep = deep_alignment(tables["alignment"])
+    t = arms_test(results)
+    return {
+        "kept-rotated": count(rot.kept), "kept-stored": count(sto.kept),
+        "lost-rotated": losses_text(rot.kept), "lost-stored": losses_text(sto.kept),
+        "lost-discordant": (f"{t['rotated_only']} rotated only, {t['plain_only']} plain only "
+                            f"(exact sign test p = {t['p']:.2f})"),
+        "kept-raw-rotated": count(rot.kept_raw), "kept-raw-stored": count(sto.kept_raw),
+        "net-rotated": summary(rot.net_removal), "net-stored": summary(sto.net_removal),
+        "raw-rotated": summary(rot.raw_removal), "raw-stored": summary(sto.raw_removal),
+        "cdrop-rotated": summary(rot.control_drop), "cdrop-stored": summary(sto.control_drop),
+        "spill-rotated": summary(rot.spill, ".3f"), "spill-stored": summary(sto.spill, ".3f"),
+        "spill-ok-rotated": count(rot.spill <= criteria.SPILL_MAX),
+        "spill-ok-stored": count(sto.spill <= criteria.SPILL_MAX),
+        "rawspill-rotated": summary(rot.raw_spill, ".3f"),
+        "landing-rotated": summary(rot.landing), "landing-stored": summary(sto.landing),
+        "task-rotated": summary(rot.task_change, ".3f"), "task-stored": summary(sto.task_change, ".3f"),
+        "align-rotated": summary(deep["rotated"]), "align-stored": summary(deep["adam"]),
+        "align-paired": paired(deep["rotated"].values, deep["adam"].values),
+        "net-paired": paired(rot.net_removal.values, sto.net_removal.values),
+        "refnet-rotated": summary(rot.removal_net_of_reference),
+        "refnet-stored": summary(sto.removal_net_of_reference),
+        "ref-rotated": summary(rot.anchored_reference_baseline, ".3f"),
+        "ref-stored": summary(sto.anchored_reference_baseline, ".3f"),
+        "over-rotated": count(rot.over_removal), "over-stored": count(sto.over_removal),
+        "null-rotated": summary(rot.anchored_null_difference, ".3f"),
+        "null-stored": summary(sto.anchored_null_difference, ".3f"),
+        "evnull-rotated": summary(rot.anchored_evidence_null_difference),
+        "evnull-stored": summary(sto.anchored_evidence_null_difference),
+        "rawev-rotated": summary(rot.raw_removal_vs_evidence_null),
+        "rawev-stored": summary(sto.raw_removal_vs_evidence_null),
+        "lowest-op-rotated": summary(rot.filter(like="anchored_score_").min(axis=1), ".3f"),
+        "lowest-op-stored": summary(sto.filter(like="anchored_score_").min(axis=1), ".3f"),
+        "toprot-rotated": summary(rot.control_top_share_rotated, ".3f"),
+        "topaxis-rotated": summary(rot.control_top_share_axes, ".3f"),
+        "topaxis-stored": summary(sto.control_top_share_axes, ".3f"),
+        "spike-paired": paired(rot.control_top_share_rotated.values,
+                               sto.control_top_share_axes.values),
+        "hasspike-rotated": count(rot.control_has_spike_rotated),
+        "hasspike-stored": count(sto.control_has_spike_axes),
+        "hasspike-falloff-rotated": count(rot.anchored_has_spike_rotated),
+        "spikeshare-rotated": summary(rot.control_spike_share_rotated, ".3f"),
+        "moved-rotated": count_moved(rot.moved_rotated, rot.anchored_has_spike_rotated,
+                                     rot.control_has_spike_rotated),
+        "moved-stored": count_moved(sto.moved_axes, sto.anchored_has_spike_axes,
+                                    sto.control_has_spike_axes),
+        "cos-e1-rotated": summary(rot.control_cos_e1_spike_rotated),
+        "kurt-rotated": summary(rot.control_kurtosis_rotated),
+        "kurt-stored": summary(sto.control_kurtosis_axes),
+    }
+
+
+# per question, the figures shown side by side (glue key → the row's label); "rotated" rows
+# are the rotated arm, "plain" rows its plain-Adam twins; median (min to max) over seeds
+QUESTIONS: dict[str, dict[str, str]] = {
+    "E1": {"kept-rotated": "anchor kept (net removal ≥ 0.5), rotated",
+           "kept-stored": "anchor kept, plain",
+           "lost-rotated": "losses, rotated", "lost-stored": "losses, plain",
+           "lost-discordant": "seeds where one arm only lost",
+           "align-rotated": "alignment with e₁, slices 3–4, rotated",
+           "align-stored": "alignment with e₁, slices 3–4, plain"},
+    "E2": {"raw-rotated": "raw removal, rotated", "raw-stored": "raw removal, plain",
+           "cdrop-rotated": "control drop, rotated", "cdrop-stored": "control drop, plain",
+           "net-rotated": "net removal, rotated", "net-stored": "net removal, plain",
+           "spill-rotated": "spill, rotated", "spill-stored": "spill, plain",
+           "spill-ok-rotated": "spill ≤ 0.02, rotated", "spill-ok-stored": "spill ≤ 0.02, plain",
+           "over-rotated": "over-removal, rotated", "over-stored": "over-removal, plain",
+           "landing-rotated": "landing, rotated", "landing-stored": "landing, plain",
+           "lowest-op-rotated": "lowest clean op score of falloff, rotated",
+           "lowest-op-stored": "lowest clean op score of falloff, plain"},
+    "E3": {"toprot-rotated": "control's top share along its rotated axes, rotated",
+           "topaxis-rotated": "control's top share along the coordinate axes, rotated",
+           "topaxis-stored": "control's top share along the coordinate axes, plain",
+           "hasspike-rotated": "controls with a spike (rotated axes), rotated",
+           "hasspike-stored": "controls with a spike (coordinate axes), plain",
+           "kurt-rotated": "control's kurtosis, own basis, rotated",
+           "kurt-stored": "control's kurtosis, own basis, plain",
+           "moved-rotated": "falloff's spike moved off the control's, rotated"},
+    "discussion": {"ref-rotated": "reference baseline, rotated", "ref-stored": "reference baseline, plain",
+                   "refnet-rotated": "raw removal net of reference, rotated",
+                   "refnet-stored": "raw removal net of reference, plain"},
+}
+
+
+def side_by_side(facts_by_regime: dict[str, dict[str, str]], question: str) -> pd.DataFrame:
+    """One question's figures, one row per figure and one column per regime (its title)."""
+    rows = QUESTIONS[question]
+    return pd.DataFrame({regime: [f[k] for k in rows] for regime, f in facts_by_regime.items()},
+                        index=pd.Index(list(rows.values()), name="figure"))
+
+
+def premise_forms(claims: pd.DataFrame) -> bool:
+    """Whether the report's premise (a privileged basis under plain Adam) forms in a regime, from
+    its ledger: P1 (syntax tokens on axes) or P2 (one axis holds about half the energy) is at
+    least partly reproduced."""
+    verdict = claims.set_index("id").verdict
+    return any(verdict[c] in ("reproduced", "partly") for c in ("P1", "P2"))
+
+
+def _e1(results: pd.DataFrame, alignment: pd.DataFrame, premise: bool, undecided: str,
+        tolerance: float) -> str:
+    rot, sto = _arms(results)
+    a = deep_alignment(alignment)
+    same_alignment = abs(a["rotated"].median() - a["adam"].median()) <= tolerance
+    lost_r, lost_p, n = int((~rot.kept).sum()), int((~sto.kept).sum()), len(rot)
+    if lost_r == 0 and lost_p == 0:
+        if not same_alignment:
+            return ("the anchor held on every run of both arms, but its alignment differs from "
+                    "the twins' by more than the tolerance, so the optimizer's basis changed how "
+                    "the anchor sits")
+        said = ("every rotated run kept the anchor and aligned with e₁ as closely as its twin "
+                f"(medians within {tolerance} of each other read as the same)")
+        if not premise:
+            return said + undecided
+        return ("the numbers favour the alternative: the auxiliary loss sets the direction "
+                "whatever the optimizer's basis, since " + said)
+    t = arms_test(results)
+    test = (f"; on the seeds where only one arm lost ({t['rotated_only']} rotated, "
+            f"{t['plain_only']} plain) the exact two-sided sign test gives p = {t['p']:.2f}"
+            + (f", so {n} seeds cannot decide the difference" if t["p"] >= DECIDES else ""))
+    counts = (f"the anchor was lost on {lost_r} of {n} rotated runs and {lost_p} of {n} plain "
+              "twins")
+    if not premise:
+        return counts + test + undecided
+    if lost_r > lost_p:
+        lean = ("more often under rotated Adam, as the report's worry predicts: the anchor "
+                "leaned in part on e₁ being an axis of the optimizer")
+    elif lost_p > lost_r:
+        lean = ("more often under plain Adam, the reverse of the report's worry: where plain "
+                "Adam builds a privileged basis, the anchor held less well on its axis e₁ than "
+                "on an ordinary direction")
+    else:
+        lean = "as often under both arms: the optimizer's basis made no difference to it"
+    return f"{counts}, {lean}{test}"
+
+
+def _e2(results: pd.DataFrame, premise: bool, undecided: str, tolerance: float) -> str:
+    rot, sto = _arms(results)
+    gap = rot.net_removal.median() - sto.net_removal.median()
+    spilled = results.spill > criteria.SPILL_MAX
+    if spilled.any():
+        e2 = (f"the edit is not selective on every run: {int(spilled[results.optimizer == 'rotated'].sum())}"
+              f" of {len(rot)} rotated and {int(spilled[results.optimizer == 'adam'].sum())} of "
+              f"{len(sto)} plain runs spill more than {criteria.SPILL_MAX}")
+    elif abs(gap) <= tolerance:
+        e2 = ("the edit removes difference as well under rotated Adam as under plain Adam "
+              f"(median net removal within {tolerance}) and stays selective on every run"
+              + (undecided if not premise else ", so removal does not depend on e₁ being an axis"))
+    elif gap > tolerance:
+        e2 = ("the edit removes difference better under rotated Adam than under plain Adam "
+              f"(median net removal {rot.net_removal.median():.2f} against "
+              f"{sto.net_removal.median():.2f}) and stays selective on every run"
+              + (undecided if not premise else
+                 ", so removal does not need e₁ to be an axis; where it is one, removal suffers"))
+    else:
+        e2 = ("the edit stays selective on every run but removes less under rotated Adam than "
+              f"under plain Adam (median net removal {rot.net_removal.median():.2f} against "
+              f"{sto.net_removal.median():.2f})")
+    from anchorkit.ledger import E2A_SOURCE
+
+    source_raw = E2A_SOURCE[0]  # the low end of the source report's raw removal (ledger E2a)
+    m = rot.raw_removal.median()
+    return e2 + (f"; raw removal (median {m:.2f} rotated) is "
+                 f"{'below' if m < source_raw else 'at or above'} the source's {source_raw}, with "
+                 f"{'no' if not rot.over_removal.any() else 'some'} over-removal")
+
+
+def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.DataFrame,
+                   tolerance: float = SAME) -> dict[str, str]:
+    """The sentence that closes each question of the report page (E1, E2, E3, Discussion) for
+    one regime, from its rotated-basis ``results`` and ``alignment`` tables and its reproduction
+    ledger ``claims``. ``tolerance``: how close two medians must be to read as the same."""
+    rot, _ = _arms(results)
+    verdict = claims.set_index("id").verdict
+    premise = premise_forms(claims)
+    # what a regime without the premise cannot decide: whether the anchor leans on e₁ being a
+    # privileged axis (there is none here to lean on)
+    undecided = (f"; whether that holds where the optimizer does build a privileged basis, this "
+                 f"regime cannot say, since that basis does not form here (P1 {verdict['P1']}, "
+                 f"P2 {verdict['P2']})")
+    formed = int(rot.control_has_spike_rotated.sum())
+    onto_rotated = rot.control_top_share_rotated.median() > rot.control_top_share_axes.median()
+    e3 = (f"a spike stands out at the syntax positions in {formed} of {len(rot)} rotated controls; "
+          + ("the largest share moves onto the rotated axes" if onto_rotated
+             else "the largest share does not move onto the rotated axes")
+          + (", at the source's size" if verdict["E3a"] == "reproduced" else
+             ", not at the source's size")
+          + f" (E3a {verdict['E3a']}, E3b {verdict['E3b']}, E3c {verdict['E3c']}, "
+          f"E3e {verdict['E3e']})"
+          + (f"; the privileged basis the question is about barely forms in this regime (P1 "
+             f"{verdict['P1']}, P2 {verdict['P2']})" if not premise else ""))
+    ids = {v: ", ".join(claims[claims.verdict == v].id) or "none"
+           for v in ("reproduced", "partly", "not reproduced")}
+    discussion = (f"Against the source report, the ledger reads: reproduced {ids['reproduced']}; "
+                  f"partly {ids['partly']}; not reproduced {ids['not reproduced']}"
+                  + (". Whether an anchor needs the optimizer's privileged basis can only be "
+                     "answered where that basis forms, and in this regime it does not (P1, P2)"
+                     if not premise else ""))
+    return {"e1": _e1(results, alignment, premise, undecided, tolerance),
+            "e2": _e2(results, premise, undecided, tolerance), "e3": e3,
+            "discussion": discussion}
+
+
+def _claim_list(rows: pd.DataFrame) -> str:
+    """Claims as words: ``the anchor holds on every seed (E1a); …``."""
+    items = [f"{r.claim[0].lower()}{r.claim[1:].rstrip('.')} ({r.id})" for r in rows.itertuples()]
+    return "; ".join(items) if items else "none"
+
+
+def first_screen(claims: pd.DataFrame, regime: str) -> str:
+    """The report's opening in words, from a regime's ledger: whether the premise holds there,
+    what reproduced, what did not, and what the regime cannot ask."""
+    formed = premise_forms(claims)
+    verdict = claims.set_index("id").verdict
+    rest = claims[claims.section != "premise"]
+    held = rest[rest.verdict == "reproduced"]
+    partly = rest[rest.verdict == "partly"]
+    missed = rest[rest.verdict == "not reproduced"]
+    open_ = rest[rest.verdict == "not comparable"]
+    premise = (f"In the {regime} the report's premise, a privileged basis built by plain "
+               "Adam, " + ("holds at least in part" if formed else "does not form")
+               + f" (syntax tokens on coordinate axes: P1 {verdict['P1']}; one axis holding "
+               f"about half the energy: P2 {verdict['P2']})")
+    text = (f"{premise}. Of the {len(rest)} findings beyond the premise, {len(held)} reproduced "
+            f"there: {_claim_list(held)}.")
+    if len(partly):
+        text += f" Partly: {_claim_list(partly)}."
+    text += f" Not reproduced: {len(missed)}, listed in the ledger."
+    cannot = [] if formed else ["whether the anchor needs e₁ to be an axis the optimizer favours, "
+                                "since no axis is favoured there"]
+    if len(open_):
+        cannot.append(f"{_claim_list(open_)}")
+    if cannot:
+        text += " What this regime cannot ask: " + "; ".join(cannot) + "."
+    return text
+
+
+def ledger_top(claims_by_regime: dict[str, pd.DataFrame]) -> str:
+    """The ledger's counts in one sentence, regime by regime (title → that regime's ledger)."""
+    from anchorkit.ledger import tally, verdict_list
+
+    parts = []
+    for title, claims in claims_by_regime.items():
+        n = tally(claims)
+        parts.append(
+            f"in the {title} {n['reproduced']} reproduce ({verdict_list(claims, 'reproduced')}), "
+            f"{n['partly']} partly ({verdict_list(claims, 'partly')}), {n['not reproduced']} do "
+            f"not ({verdict_list(claims, 'not reproduced')}) and {n['not comparable']} cannot be "
+            f"compared ({verdict_list(claims, 'not comparable')})")
+    total = len(next(iter(claims_by_regime.values())))
+    return (f"Of the {total} findings of the source report that our runs were set against, "
+            + "; ".join(parts))

@@ -1,0 +1,168 @@
+"""The report page's findings: each answer gives every one of its verdicts on constructed tables,
+and concludes only what its regime can decide."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+PREMISE_MISSING = pd.DataFrame({"id": ["P1", "P2", "E3a", "E3b", "E3c", "E3e"],
+                                "verdict": ["not reproduced"] * 2 + ["partly"] * 4})
+PREMISE_FORMS = PREMISE_MISSING.assign(verdict=["reproduced", "partly"] + ["partly"] * 4)
+
+
+def _results(kept_rotated, kept_plain, net=(0.8, 0.8), spill=(0.0, 0.0)):
+    rows = []
+    for o, kept, n, sp in (("rotated", kept_rotated, net[0], spill[0]),
+                           ("adam", kept_plain, net[1], spill[1])):
+        for s, k in enumerate(kept):
+            rows.append({"optimizer": o, "seed": s, "kept": k, "net_removal": n, "raw_removal": n,
+                         "spill": sp, "over_removal": False, "control_has_spike_rotated": False,
+                         "control_top_share_rotated": 0.1, "control_top_share_axes": 0.05})
+    return pd.DataFrame(rows)
+
+
+ALIGNMENT = pd.DataFrame([{"optimizer": o, "seed": s, "role": "anchored", "context": "difference",
+                           "slice": sl, "alignment": 0.9} for o in ("rotated", "adam")
+                          for s in range(8) for sl in range(5)])
+ALL = [True] * 8
+
+
+def test_the_report_answers_follow_the_tables():
+    from anchorkit.findings import report_answers
+
+    seeds = range(8)
+    results = pd.DataFrame([{"optimizer": o, "seed": s, "kept": True, "net_removal": 0.8,
+                             "raw_removal": 0.8, "spill": 0.0, "over_removal": False,
+                             "control_has_spike_rotated": False, "control_top_share_rotated": 0.1,
+                             "control_top_share_axes": 0.05} for o in ("rotated", "adam") for s in seeds])
+    alignment = pd.DataFrame([{"optimizer": o, "seed": s, "role": "anchored", "context": "difference",
+                               "slice": sl, "alignment": 0.9} for o in ("rotated", "adam")
+                              for s in seeds for sl in range(5)])
+    claims = pd.DataFrame({"id": ["P1", "P2", "E3a", "E3b", "E3c", "E3e"],
+                           "verdict": ["not reproduced"] * 2 + ["partly"] * 4})
+    held = report_answers(results, alignment, claims)
+    # without the premise (P1, P2 not reproduced) no answer concludes about a privileged basis
+    assert "cannot say" in held["e1"] and "cannot say" in held["e2"]
+    assert "favour the alternative" not in held["e1"]
+    assert "does not depend on e₁ being an axis" not in held["e2"]
+    formed = report_answers(results, alignment, claims.assign(
+        verdict=["reproduced", "partly"] + ["partly"] * 4))
+    assert formed["e1"].startswith("the numbers favour the alternative")
+    assert "does not depend on e₁ being an axis" in formed["e2"] and "cannot say" not in formed["e2"]
+    assert "barely forms" in held["e3"] and "barely forms" not in report_answers(
+        results, alignment, claims.assign(verdict="reproduced"))["e3"]
+    lost = results.assign(kept=(results.optimizer == "adam") | (results.seed > 1))
+    assert report_answers(lost, alignment, claims)["e1"].startswith("the anchor was lost on 2 of 8")
+    spilled = results.assign(spill=0.05)
+    assert report_answers(spilled, alignment, claims)["e2"].startswith("the edit is not selective")
+
+
+
+def test_the_first_screen_says_in_words_where_the_premise_holds_and_what_it_cannot_ask():
+    from anchorkit.findings import first_screen
+
+    claims = pd.DataFrame([
+        {"id": "P1", "section": "premise", "claim": "Syntax on axes.", "verdict": "not reproduced"},
+        {"id": "P2", "section": "premise", "claim": "Half the energy.", "verdict": "not reproduced"},
+        {"id": "E1a", "section": "E1", "claim": "The anchor holds on every seed.",
+         "verdict": "reproduced"},
+        {"id": "E3d", "section": "E3", "claim": "The spike moves.", "verdict": "not comparable"},
+        {"id": "E2a", "section": "E2", "claim": "Raw removal is high.",
+         "verdict": "not reproduced"}])
+    text = first_screen(claims, "weak-basis")
+    assert "built by plain Adam, does not form" in text and "the anchor holds on every seed (E1a)" in text
+    assert "Of the 3 findings beyond the premise, 1 reproduced" in text
+    assert "cannot ask: whether the anchor needs e₁" in text
+    assert "the spike moves (E3d)" in text
+    formed = first_screen(claims.assign(verdict=["reproduced"] * 5), "second")
+    assert "holds at least in part" in formed and "cannot ask" not in formed
+
+
+def test_e1_gives_every_verdict_where_the_premise_forms():
+    from anchorkit.findings import report_answers
+
+    def e1(rot, plain):
+        return report_answers(_results(rot, plain), ALIGNMENT, PREMISE_FORMS)["e1"]
+
+    worry = e1([False, False] + [True] * 6, ALL)
+    assert "as the report's worry predicts" in worry and "2 of 8 rotated runs and 0 of 8" in worry
+    assert "cannot decide" in worry  # two discordant seeds: p = 0.5
+    reverse = e1(ALL, [False] * 7 + [True])
+    assert "the reverse of the report's worry" in reverse
+    assert "p = 0.02" in reverse and "cannot decide" not in reverse  # 7 of 7 discordant: decided
+    same = e1([False] + [True] * 7, [True] + [False] + [True] * 6)
+    assert "as often under both arms" in same and "1 rotated, 1 plain" in same
+    assert e1(ALL, ALL).startswith("the numbers favour the alternative")
+    # the same losses, where the premise does not form, conclude nothing about the basis
+    missing = report_answers(_results(ALL, [False] * 7 + [True]), ALIGNMENT, PREMISE_MISSING)["e1"]
+    assert "reverse" not in missing and "cannot say" in missing
+
+
+def test_e2_gives_every_verdict():
+    from anchorkit.findings import report_answers
+
+    def e2(**kw):
+        return report_answers(_results(ALL, ALL, **kw), ALIGNMENT, PREMISE_FORMS)["e2"]
+
+    assert e2().startswith("the edit removes difference as well under rotated Adam")
+    assert e2(net=(0.8, 0.5)).startswith("the edit removes difference better under rotated Adam")
+    assert e2(net=(0.5, 0.8)).startswith("the edit stays selective on every run but removes less")
+    spilled = e2(spill=(0.0, 0.05))
+    assert spilled.startswith("the edit is not selective") and "0 of 8 rotated and 8 of 8 plain" in spilled
+
+
+def test_the_arms_test_counts_only_the_seeds_where_one_arm_lost():
+    from anchorkit.findings import arms_test
+
+    t = arms_test(_results([False, False, True, True, False, True, True, True],
+                           [False, True, False, True, True, True, True, True]))
+    # seed 0: both lost (concordant); 1: rotated only; 2: plain only; 4: rotated only
+    assert (t["rotated_only"], t["plain_only"]) == (2, 1)
+    assert t["p"] == pytest.approx(1.0)
+    assert arms_test(_results(ALL, ALL))["p"] == 1.0
+
+
+def test_the_side_by_side_table_has_one_column_per_regime_and_one_row_per_figure():
+    from anchorkit.findings import QUESTIONS, side_by_side
+
+    f = {k: k.upper() for q in QUESTIONS.values() for k in q}
+    df = side_by_side({"Weak-basis regime": f, "Second regime": {k: v + "!" for k, v in f.items()}}, "E1")
+    assert list(df.columns) == ["Weak-basis regime", "Second regime"]
+    assert list(df.index) == list(QUESTIONS["E1"].values())
+    assert df.iloc[0, 1] == df.iloc[0, 0] + "!"
+
+
+def test_the_ledger_headline_counts_each_regime_on_its_own():
+    from anchorkit.findings import ledger_top
+
+    weak = pd.DataFrame({"id": ["P1", "E1a", "E2a"], "verdict": ["not reproduced", "reproduced",
+                                                                 "not comparable"]})
+    second = weak.assign(verdict=["reproduced", "reproduced", "partly"])
+    text = ledger_top({"weak-basis regime": weak, "second regime": second})
+    assert text.startswith("Of the 3 findings")
+    assert "in the weak-basis regime 1 reproduce (E1a), 0 partly (none), 1 do not (P1)" in text
+    assert "in the second regime 2 reproduce (P1, E1a), 1 partly (E2a), 0 do not (none)" in text
+
+
+def test_a_page_shows_the_second_regime_only_where_its_tables_are_written(tmp_path):
+    from anchorkit.config import ParameterError
+    from anchorkit.regimes import SECOND, WEAK
+    from anchorkit.studies import shown_regimes
+
+    assert shown_regimes("rotated-basis", [704], reports_dir=tmp_path) == [WEAK]
+    assert shown_regimes("rotated-basis", [704], reports_dir=tmp_path,
+                         regimes=[SECOND]) == [WEAK, SECOND]
+    with pytest.raises(ParameterError, match="regimes"):
+        shown_regimes("rotated-basis", [704], reports_dir=tmp_path, regimes=SECOND)
+    with pytest.raises(ValueError, match="regime"):
+        shown_regimes("rotated-basis", [704], reports_dir=tmp_path, regimes=["no-such"])
+
+
+def test_a_regime_is_described_from_its_catalogue_entry():
+    from anchorkit.regimes import SECOND, WEAK, describe, title
+
+    assert describe(WEAK) == "the calibrated settings"
+    text = describe(SECOND)
+    assert "no learned positions" in text and "no residual biases" in text and "0.01" in text
+    assert title(SECOND) == "second regime" and title("beta2-0.999") == "beta2-0.999 regime"
