@@ -146,7 +146,7 @@ def side_by_side(facts_by_regime: dict[str, dict[str, str]], question: str) -> p
     """One question's figures, one row per figure and one column per regime (its title)."""
     rows = QUESTIONS[question]
     return pd.DataFrame({regime: [f[k] for k in rows] for regime, f in facts_by_regime.items()},
-                        index=pd.Index(list(rows.values()), name="figure"))
+                        index=pd.Index(list(rows.values())))
 
 
 def premise_forms(claims: pd.DataFrame) -> bool:
