@@ -113,17 +113,24 @@ def facts(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
 # per question, the figures shown side by side (glue key → the row's label); "rotated" rows
 # are the rotated arm, "plain" rows its plain-Adam twins; median (min to max) over seeds
 QUESTIONS: dict[str, dict[str, str]] = {
-    "E1": {"kept-rotated": "anchor kept (net removal ≥ 0.5), rotated",
+    "E1": {"kept-rotated": f"anchor kept (net removal ≥ {criteria.KEPT}), rotated",
            "kept-stored": "anchor kept, plain",
            "lost-rotated": "losses, rotated", "lost-stored": "losses, plain",
            "lost-discordant": "seeds where one arm only lost",
            "align-rotated": "alignment with e₁, slices 3–4, rotated",
-           "align-stored": "alignment with e₁, slices 3–4, plain"},
+           "align-stored": "alignment with e₁, slices 3–4, plain",
+           "align-paired": "alignment, rotated against plain, seed by seed"},
     "E2": {"raw-rotated": "raw removal, rotated", "raw-stored": "raw removal, plain",
            "cdrop-rotated": "control drop, rotated", "cdrop-stored": "control drop, plain",
            "net-rotated": "net removal, rotated", "net-stored": "net removal, plain",
+           "net-paired": "net removal, rotated against plain, seed by seed",
+           "null-rotated": "null (difference answered by another op), rotated",
+           "null-stored": "null, plain",
+           "rawev-rotated": "raw removal against the evidence null, rotated",
+           "rawev-stored": "raw removal against the evidence null, plain",
            "spill-rotated": "spill, rotated", "spill-stored": "spill, plain",
-           "spill-ok-rotated": "spill ≤ 0.02, rotated", "spill-ok-stored": "spill ≤ 0.02, plain",
+           "spill-ok-rotated": f"spill ≤ {criteria.SPILL_MAX}, rotated",
+           "spill-ok-stored": f"spill ≤ {criteria.SPILL_MAX}, plain",
            "over-rotated": "over-removal, rotated", "over-stored": "over-removal, plain",
            "landing-rotated": "landing, rotated", "landing-stored": "landing, plain",
            "lowest-op-rotated": "lowest clean op score of falloff, rotated",
@@ -131,6 +138,7 @@ QUESTIONS: dict[str, dict[str, str]] = {
     "E3": {"toprot-rotated": "control's top share along its rotated axes, rotated",
            "topaxis-rotated": "control's top share along the coordinate axes, rotated",
            "topaxis-stored": "control's top share along the coordinate axes, plain",
+           "spike-paired": "top share, rotated (own basis) against plain, seed by seed",
            "hasspike-rotated": "controls with a spike (rotated axes), rotated",
            "hasspike-stored": "controls with a spike (coordinate axes), plain",
            "kurt-rotated": "control's kurtosis, own basis, rotated",
@@ -142,7 +150,7 @@ QUESTIONS: dict[str, dict[str, str]] = {
 }
 
 
-def side_by_side(facts_by_regime: dict[str, dict[str, str]], question: str) -> pd.DataFrame:
+def question_table(facts_by_regime: dict[str, dict[str, str]], question: str) -> pd.DataFrame:
     """One question's figures, one row per figure and one column per regime (its title)."""
     rows = QUESTIONS[question]
     return pd.DataFrame({regime: [f[k] for k in rows] for regime, f in facts_by_regime.items()},

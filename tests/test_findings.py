@@ -124,10 +124,10 @@ def test_the_arms_test_counts_only_the_seeds_where_one_arm_lost():
 
 
 def test_the_side_by_side_table_has_one_column_per_regime_and_one_row_per_figure():
-    from anchorkit.findings import QUESTIONS, side_by_side
+    from anchorkit.findings import QUESTIONS, question_table
 
     f = {k: k.upper() for q in QUESTIONS.values() for k in q}
-    df = side_by_side({"Weak-basis regime": f, "Second regime": {k: v + "!" for k, v in f.items()}}, "E1")
+    df = question_table({"Weak-basis regime": f, "Second regime": {k: v + "!" for k, v in f.items()}}, "E1")
     assert list(df.columns) == ["Weak-basis regime", "Second regime"]
     assert list(df.index) == list(QUESTIONS["E1"].values())
     assert df.iloc[0, 1] == df.iloc[0, 0] + "!"
