@@ -14,6 +14,7 @@ import pandas as pd
 from anchorkit import criteria
 from anchorkit.formatting import summary
 from anchorkit.report import count, count_moved, loss_rate, paired
+from anchorkit.task import OPS
 
 ARMS = {"rotated": "rotated Adam", "adam": "plain Adam"}
 SAME = 0.05  # two medians within this read as the same (alignment, net removal), stated on the page
@@ -242,10 +243,11 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
     verdict = claims.set_index("id").verdict
     premise = premise_forms(claims)
     # what a regime without the premise cannot decide: whether the anchor leans on e₁ being a
-    # privileged axis (there is none here to lean on)
-    undecided = (f"; whether that holds where the optimizer does build a privileged basis, this "
-                 f"regime cannot say, since that basis does not form here (P1 {verdict['P1']}, "
-                 f"P2 {verdict['P2']})")
+    # privileged axis of the source's size (by the ledger's rules there is none here to lean on;
+    # a weaker privileged basis may form, and the E3 table shows how strong)
+    undecided = (f"; whether that would hold where plain Adam builds a privileged basis of the "
+                 f"source's size, this regime cannot say: by the ledger's rules it builds none of "
+                 f"that size here (P1 {verdict['P1']}, P2 {verdict['P2']})")
     formed = int(rot.control_has_spike_rotated.sum())
     onto_rotated = rot.control_top_share_rotated.median() > rot.control_top_share_axes.median()
     e3 = (f"a spike stands out at the syntax positions in {formed} of {len(rot)} rotated controls; "
@@ -255,15 +257,16 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
              ", not at the source's size")
           + f" (E3a {verdict['E3a']}, E3b {verdict['E3b']}, E3c {verdict['E3c']}, "
           f"E3e {verdict['E3e']})"
-          + (f"; the privileged basis the question is about barely forms in this regime (P1 "
-             f"{verdict['P1']}, P2 {verdict['P2']})" if not premise else ""))
+          + (f"; plain Adam's privileged basis, which the question is about, does not reach the "
+             f"source's size in this regime (P1 {verdict['P1']}, P2 {verdict['P2']})"
+             if not premise else ""))
     ids = {v: ", ".join(claims[claims.verdict == v].id) or "none"
            for v in ("reproduced", "partly", "not reproduced")}
     discussion = (f"Against the source report, the ledger reads: reproduced {ids['reproduced']}; "
                   f"partly {ids['partly']}; not reproduced {ids['not reproduced']}"
                   + (". Whether an anchor needs the optimizer's privileged basis can only be "
-                     "answered where that basis forms, and in this regime it does not (P1, P2)"
-                     if not premise else ""))
+                     "answered where that basis forms at the source's size, and in this regime "
+                     "it does not (P1, P2)" if not premise else ""))
     return {"e1": _e1(results, alignment, premise, undecided, tolerance),
             "e2": _e2(results, premise, undecided, tolerance), "e3": e3,
             "discussion": discussion}
@@ -285,17 +288,22 @@ def first_screen(claims: pd.DataFrame, regime: str) -> str:
     partly = rest[rest.verdict == "partly"]
     missed = rest[rest.verdict == "not reproduced"]
     open_ = rest[rest.verdict == "not comparable"]
+    ours = claims.set_index("id").ours if "ours" in claims else {}
+
+    def figure(claim: str) -> str:
+        return f", {ours[claim]}" if claim in ours else ""
+
     premise = (f"In the {regime} the report's premise, a privileged basis built by plain "
-               "Adam, " + ("holds at least in part" if formed else "does not form")
-               + f" (syntax tokens on coordinate axes: P1 {verdict['P1']}; one axis holding "
-               f"about half the energy: P2 {verdict['P2']})")
+               "Adam, " + ("holds at least in part" if formed else "does not form at the source's size")
+               + f" (syntax tokens on coordinate axes: P1 {verdict['P1']}{figure('P1')}; one axis "
+               f"holding about half the energy: P2 {verdict['P2']}{figure('P2')})")
     text = (f"{premise}. Of the {len(rest)} findings beyond the premise, {len(held)} reproduced "
             f"there: {_claim_list(held)}.")
     if len(partly):
         text += f" Partly: {_claim_list(partly)}."
     text += f" Not reproduced: {len(missed)}, listed in the ledger."
     cannot = [] if formed else ["whether the anchor needs e₁ to be an axis the optimizer favours, "
-                                "since no axis is favoured there"]
+                                "since plain Adam favours no axis at the source's size there"]
     if len(open_):
         cannot.append(f"{_claim_list(open_)}")
     if cannot:
@@ -318,3 +326,48 @@ def ledger_top(claims_by_regime: dict[str, pd.DataFrame]) -> str:
     total = len(next(iter(claims_by_regime.values())))
     return (f"Of the {total} findings of the source report that our runs were set against, "
             + "; ".join(parts))
+
+
+def criteria_table(results: pd.DataFrame, alignment: pd.DataFrame, dose: pd.DataFrame) -> pd.DataFrame:
+    """Each falloff run beside the calibration's criteria (``anchorkit.criteria``; the Methods
+    page, *Training*): the figure each criterion reads and whether the run meets it, and whether
+    it meets all of them. In the weak-basis regime the criteria were calibrated; elsewhere they
+    are shown, not applied as a gate. One row per run, rotated arm first."""
+    a = alignment[alignment.role == "anchored"]
+    deep = a[(a.context == "difference") & a.slice.isin([3, 4])].groupby(
+        ["optimizer", "seed"]).alignment.min()
+    other = a[a.context == "other"].assign(size=lambda t: t.alignment.abs()).groupby(
+        ["optimizer", "seed"])["size"].max()
+    spill = dose.groupby(["optimizer", "seed"]).spill.max()
+    rows = []
+    for arm in ARMS:
+        for r in results[results.optimizer == arm].sort_values("seed").itertuples():
+            key = (arm, r.seed)
+            lowest = min(getattr(r, f"{role}_score_{op}") for role in ("anchored", "control")
+                         for op in OPS)
+            row = {"arm": ARMS[arm], "seed": r.seed, "lowest op": lowest,
+                   "alignment, slices 3–4": float(deep[key]), "|alignment|, other ops": float(other[key]),
+                   "raw removal": r.raw_removal, "spill, any dose": float(spill[key])}
+            met = {"lowest op": lowest >= criteria.SCORE_MIN,
+                   "alignment, slices 3–4": row["alignment, slices 3–4"] >= criteria.ALIGNMENT_HIGH,
+                   "|alignment|, other ops": row["|alignment|, other ops"] <= criteria.ALIGNMENT_LOW,
+                   "raw removal": r.raw_removal >= criteria.REMOVAL_MIN,
+                   "spill, any dose": row["spill, any dose"] <= criteria.SPILL_MAX}
+            row["criteria met"] = f"{sum(met.values())} of {len(met)}"
+            row["meets all"] = all(met.values())
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+CRITERIA = {"lowest op": f"every op ≥ {criteria.SCORE_MIN} (falloff and control)",
+            "alignment, slices 3–4": f"alignment ≥ {criteria.ALIGNMENT_HIGH} at slices 3 and 4",
+            "|alignment|, other ops": f"|alignment| ≤ {criteria.ALIGNMENT_LOW} at the other ops",
+            "raw removal": f"raw removal ≥ {criteria.REMOVAL_MIN}",
+            "spill, any dose": f"spill ≤ {criteria.SPILL_MAX} at every dose"}
+
+
+def criteria_text(table: pd.DataFrame) -> str:
+    """How many falloff runs of each arm meet every calibration criterion, from ``criteria_table``."""
+    parts = [f"{int(t['meets all'].sum())} of {len(t)} {name} runs"
+             for name, t in ((n, table[table.arm == n]) for n in ARMS.values()) if len(t)]
+    return " and ".join(parts) + " meet every criterion"

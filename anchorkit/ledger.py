@@ -105,7 +105,7 @@ def p1(t):
     if r is None:
         return _missing()
     med = {s: float(r[f"control_syntax_cos_{s}_axes"].median()) for s in SYNTAX}
-    text = (f"median largest |cos| with an axis: {', '.join(f'{s} {v:.2f}' for s, v in med.items())}"
+    text = (f"median largest |cos| with an axis: {', '.join(f'“{s}” {v:.2f}' for s, v in med.items())}"
             f" ({_chance()})")
     return judged(text, {f"{s} on an axis": v >= P1_LOW - SHARE_TOL for s, v in med.items()})
 

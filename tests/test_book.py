@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from anchorkit import criteria
 from tests.browser import INSTALL, Browser, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -183,7 +184,7 @@ def test_every_page_loads_without_console_errors_raw_markdown_or_overflow(html, 
         browser.clear()
         browser.open(page)
         found = {"console": _errors(browser), "overflow": browser.js(OVERFLOW),
-                 "raw markdown": re.findall(r"\|\s*-{3,}\s*\|",
+                 "raw markdown": re.findall(r"\|\s*-{3,}\s*\||\{(?:term|doc|download|glue(?::\w+)?)\}",
                                             browser.js("document.body.innerText"))}
         found = {k: v for k, v in found.items() if v}
         if found:
@@ -342,24 +343,101 @@ def test_at_800_px_no_header_breaks_inside_a_word_and_no_cell_shows_raw_values(h
     assert problems == {}
 
 
-def test_the_reference_baseline_moved_count_agrees_with_its_table(html):
-    """The same for the reference-baseline page: the sentence against the per-run spike table."""
+def test_the_reference_baseline_moved_counts_agree_with_their_tables(html):
+    """The same for the reference-baseline page, in every regime it shows: each moved sentence
+    against the per-run spike table of the same regime, in order."""
     source = (html / "book" / "studies" / "reference-baseline.html").read_text()
     p = _Tables()
     p.feed(source)
-    table = next(t for t in p.tables if t["caption"].strip().startswith("Per stored run"))
-    header, *rows = table["rows"]
-    run, seed, axis = header.index("run"), header.index("seed"), header.index("spike axis")
-    spikes: dict[str, dict[str, str]] = {}
-    for r in rows:
-        role = "falloff" if r[run].startswith("falloff") else "control"
-        spikes.setdefault(r[seed], {})[role] = r[axis]
-    both = [s for s in spikes.values() if s["falloff"] != "–" and s["control"] != "–"]
-    one = sum((s["falloff"] != "–") != (s["control"] != "–") for s in spikes.values())
-    moved = sum(s["falloff"] != s["control"] for s in both)
+    tables = [t for t in p.tables if t["caption"].strip().startswith("Per stored run")]
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", source))
-    m = re.search(MOVED, text)
-    assert m, "the moved sentence was not found"
-    said = [int(g) if g is not None else None for g in m.groups()]
-    assert said[2:] == [one, len(spikes) - len(both) - one]
-    assert said[:2] == ([moved, len(both)] if both else [None, None])
+    said_all = re.findall(MOVED, text)
+    assert tables and len(said_all) == len(tables), "a moved sentence or its table was not found"
+    for table, groups in zip(tables, said_all):
+        header, *rows = table["rows"]
+        run, seed, axis = header.index("run"), header.index("seed"), header.index("spike axis")
+        spikes: dict[str, dict[str, str]] = {}
+        for r in rows:
+            role = "falloff" if r[run].startswith("falloff") else "control"
+            spikes.setdefault(r[seed], {})[role] = r[axis]
+        both = [s for s in spikes.values() if s["falloff"] != "–" and s["control"] != "–"]
+        one = sum((s["falloff"] != "–") != (s["control"] != "–") for s in spikes.values())
+        moved = sum(s["falloff"] != s["control"] for s in both)
+        said = [int(g) if g else None for g in groups]
+        assert said[2:] == [one, len(spikes) - len(both) - one], table["caption"][:60]
+        assert said[:2] == ([moved, len(both)] if both else [None, None]), table["caption"][:60]
+
+
+def _answers(text: str, question: str, end: str, regimes: list[str]) -> dict[str, str]:
+    """Each regime's answer to one question, from the built page's text."""
+    section = text[text.index(f"Answer ({question})"):]
+    section = section[:section.index(end)]
+    starts = sorted((section.index(f"{r}:"), r) for r in regimes)
+    return {r: section[i:(starts[k + 1][0] if k + 1 < len(starts) else None)]
+            for k, (i, r) in enumerate(starts)}
+
+
+def _side(tables: list[dict], caption: str) -> tuple[list[str], dict[str, list[str]]]:
+    """A side-by-side table: its regimes (columns) and its rows by label."""
+    header, *rows = next(t for t in tables if t["caption"].strip().startswith(caption))["rows"]
+    return header[1:], {r[0]: r[1:] for r in rows}
+
+
+def _of(cell: str) -> tuple[int, int]:
+    k, n = re.match(r"(\d+) of (\d+)", cell).groups()
+    return int(k), int(n)
+
+
+def test_the_report_counts_agree_with_the_tables_beside_them(html):
+    """Every counting sentence of the report page, read back from the built page against the
+    table shown beside it, in every regime: E1's losses per arm and its discordant seeds, E2's
+    runs that spill, E3's controls with a spike, and the runs meeting every calibration
+    criterion."""
+    source = (html / REPORT).read_text()
+    p = _Tables()
+    p.feed(source)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", source))
+    regimes, e1 = _side(p.tables, "E1 in each regime")
+    answers = _answers(text, "E1", "Removal, spill and landing", regimes)
+    for i, regime in enumerate(regimes):
+        (lr, n), (lp, _) = _of(e1["losses, rotated"][i]), _of(e1["losses, plain"][i])
+        m = re.search(r"lost on (\d+) of (\d+) rotated runs and (\d+) of (\d+) plain twins", answers[regime])
+        if m:
+            assert [int(g) for g in m.groups()] == [lr, n, lp, n], regime
+            rot_only, plain_only = map(int, re.match(r"(\d+) rotated only, (\d+) plain only",
+                                                      e1["seeds where one arm only lost"][i]).groups())
+            said = re.search(r"only one arm lost \((\d+) rotated, (\d+) plain\)", answers[regime])
+            assert [int(g) for g in said.groups()] == [rot_only, plain_only], regime
+        else:  # the answer for no losses in either arm
+            assert lr == lp == 0 and "kept the anchor" in answers[regime], regime
+    _, e2 = _side(p.tables, "E2 in each regime")
+    answers = _answers(text, "E2", "Where the privileged basis went", regimes)
+    for i, regime in enumerate(regimes):
+        (ok_r, n), (ok_p, _) = _of(e2[f"spill ≤ {criteria.SPILL_MAX}, rotated"][i]), _of(
+            e2[f"spill ≤ {criteria.SPILL_MAX}, plain"][i])
+        m = re.search(r"(\d+) of (\d+) rotated and (\d+) of (\d+) plain runs spill more than", answers[regime])
+        if ok_r < n or ok_p < n:
+            assert m and [int(g) for g in m.groups()] == [n - ok_r, n, n - ok_p, n], regime
+        else:
+            assert m is None and "selective on every run" in answers[regime], regime
+    _, e3 = _side(p.tables, "E3 in each regime")
+    answers = _answers(text, "E3", "The premise in other regimes", regimes)
+    for i, regime in enumerate(regimes):
+        k, n = _of(e3["controls with a spike (rotated axes), rotated"][i])
+        m = re.search(r"[Aa] spike stands out at the syntax positions in (\d+) of (\d+) rotated controls",
+                      answers[regime])
+        assert m and [int(g) for g in m.groups()] == [k, n], regime
+    met = re.findall(r"in the ([\w -]+?), (\d+) of (\d+) rotated Adam runs and (\d+) of (\d+) plain Adam "
+                     r"runs meet every criterion", text)
+    criteria_tables = [t for t in p.tables if t["caption"].startswith("Each falloff run against")]
+    assert met and len(met) == len(criteria_tables)
+    for (regime, *said), table in zip(met, criteria_tables):
+        assert regime in table["caption"]
+        header, *rows = table["rows"]
+        arm, five = header.index("arm"), header.index("criteria met")
+        counts = []
+        for name in ("rotated Adam", "plain Adam"):
+            mine = [r for r in rows if r[arm] == name]
+            full = sum(_of(r[five])[0] == _of(r[five])[1] for r in mine)
+            counts += [full, len(mine)]
+        assert [int(s) for s in said] == counts, regime
