@@ -306,7 +306,8 @@ def verdict_grid(ledger: pd.DataFrame):
     _require(ledger, ["id", "claim", "regime", "verdict", "ours"], "verdict_grid")
     order = list(VERDICT_COLOURS)
     return alt.Chart(ledger).mark_rect(stroke="white", strokeWidth=2).encode(
-        x=alt.X("regime:N", title=None, axis=alt.Axis(labelAngle=0, orient="top")),
+        x=alt.X("regime:N", title=None, sort=list(dict.fromkeys(ledger.regime)),
+                axis=alt.Axis(labelAngle=0, orient="top")),
         y=alt.Y("id:N", title=None, sort=list(dict.fromkeys(ledger.id))),
         color=alt.Color("verdict:N", sort=order, title=None,
                         scale=alt.Scale(domain=order, range=list(VERDICT_COLOURS.values())),

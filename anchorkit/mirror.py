@@ -124,9 +124,10 @@ def e1_verdict(table: pd.DataFrame) -> tuple[bool, str]:
     """Whether e₁ is a syntax axis no more often than allowed, as a sentence from the table."""
     k, n = int(table.e1_is_one.sum()), len(table)
     expected = float(table.chance.sum())
+    tail = (f"; {k} or more by chance with probability "
+            f"{at_least_by_chance(table.chance.tolist(), k):.2f}" if k else "")
     text = (f"e₁ is a syntax-holding axis of {k} of {n} plain controls (chance: {expected:.2f} "
-            f"of {n}; {k} or more by chance with probability "
-            f"{at_least_by_chance(table.chance.tolist(), k):.2f})")
+            f"of {n}{tail})")
     return k <= E1_ALLOWED, text
 
 

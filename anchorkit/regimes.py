@@ -69,6 +69,8 @@ def reports_path(reports_dir, regime: str | None) -> Path:
 REPORT = (WEAK, SECOND)
 # how a page names a regime
 TITLES = {WEAK: "weak-basis regime", SECOND: "second regime"}
+# a page's glue keys: the weak-basis regime's plain, the second's suffixed (``answer-e1-second``)
+GLUE_SUFFIX = {WEAK: "", SECOND: "-second"}
 
 
 def title(regime: str) -> str:
