@@ -371,3 +371,27 @@ def criteria_text(table: pd.DataFrame) -> str:
     parts = [f"{int(t['meets all'].sum())} of {len(t)} {name} runs"
              for name, t in ((n, table[table.arm == n]) for n in ARMS.values()) if len(t)]
     return " and ".join(parts) + " meet every criterion"
+
+
+def syntax_vector_text(notable: pd.DataFrame) -> str:
+    """Per arm, whether the vector holding the syntax tokens (the source report's spike) is the
+    control's top-energy direction and its costliest, from the directions-of-note table of the
+    controls (``directions.notable_table``): ``under rotated Adam it is the top-energy one on a
+    of n controls and the costliest on b of n, at a cost of …; …``. ``n`` counts the controls
+    where some token's |cos| is above chance (the others have no such vector)."""
+    parts = []
+    for arm, name in ARMS.items():
+        mine = notable[(notable.role == "control") & (notable.optimizer == arm)]
+        if not len(mine):
+            continue
+        kinds = mine.pivot(index="seed", columns="kind", values="index")
+        syntax = mine[(mine.kind == "syntax") & mine["index"].notna()].set_index("seed")
+        kinds = kinds.loc[syntax.index]
+        top = int((kinds["syntax"] == kinds["top energy"]).sum())
+        costly = int((kinds["syntax"] == kinds["costliest"]).sum())
+        n = len(syntax)
+        parts.append(f"under {name} it is the top-energy direction on {top} of {n} controls and the "
+                     f"costliest on {costly} of {n}, at a cost of {summary(syntax.cost, '.3f')} and an energy "
+                     f"share of {summary(syntax.share, '.3f')}" if n else
+                     f"under {name} no control has one (no token's |cos| above chance)")
+    return "; ".join(parts)

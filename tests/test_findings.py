@@ -195,3 +195,25 @@ def test_each_calibration_criterion_can_fail_alone():
     assert table["criteria met"].tolist() == ["5 of 5"] + ["4 of 5"] * 5
     assert list(CRITERIA) == [c for c in table.columns if c in CRITERIA]  # each criterion a column
     assert criteria_text(table) == "1 of 6 rotated Adam runs meet every criterion"
+
+
+def test_the_syntax_vector_sentence_counts_where_it_is_the_spike():
+    """The source report's spike is the vector holding the syntax tokens; the sentence counts,
+    per arm, the controls where that vector is the top-energy one and the costliest, over the
+    controls that have one."""
+    from anchorkit.findings import syntax_vector_text
+
+    rows = []
+    # rotated: seed 0 syntax = top = costliest; seed 1 syntax is costliest only; seed 2 none
+    for seed, (top, syn, cost) in enumerate([(5, 5, 5), (7, 9, 9), (3, None, 3)]):
+        for kind, idx in (("top energy", top), ("syntax", syn), ("costliest", cost)):
+            rows.append({"role": "control", "optimizer": "rotated", "seed": seed, "kind": kind,
+                         "index": idx, "cost": 0.5, "share": 0.1})
+    # plain: one control whose syntax vector is neither
+    for kind, idx in (("top energy", 1), ("syntax", 2), ("costliest", 3)):
+        rows.append({"role": "control", "optimizer": "adam", "seed": 0, "kind": kind, "index": idx,
+                     "cost": 0.01, "share": 0.01})
+    table = pd.DataFrame(rows).astype({"index": "Int64"})
+    text = syntax_vector_text(table)
+    assert "under rotated Adam it is the top-energy direction on 1 of 2 controls and the costliest on 2 of 2" in text
+    assert "under plain Adam it is the top-energy direction on 0 of 1 controls and the costliest on 0 of 1" in text
