@@ -260,27 +260,9 @@ def find_sinks(received: torch.Tensor, tokens: torch.Tensor,
 
 
 # ---------------------------------------------------------------------------- value content
-def head_outputs(model: Transformer, layer: int, x: torch.Tensor, pattern: torch.Tensor
-                 ) -> torch.Tensor:
-    """What each head of block ``layer`` writes: (pattern_h @ v_h) @ W_O[h, :], (E, B, H, T, D).
-
-    ``x`` (E, B, T, D) is the block's input (slice ``layer``), ``pattern`` (E, B, H, T, T) its
-    attention; v = norm(x) @ W_V + b_V. Summed over heads, plus b_O, this is the block's
-    attention output.
-    """
-    if not 0 <= layer < len(model.blocks):
-        raise ParameterError("layer", layer, f"expected 0..{len(model.blocks) - 1}")
-    blk, H = model.blocks[layer], model.cfg.n_heads
-    E, B, T, D = x.shape
-    dh = D // H
-    v = norm(x, model.cfg.norm) @ blk.W_V[:, None] + blk.b_V[:, None, None]  # (E, B, T, D)
-    z = pattern @ v.view(E, B, T, H, dh).transpose(2, 3)  # (E, B, H, T, dh)
-    return z @ blk.W_O.view(E, 1, H, dh, D)
-
-
 def value_content(outputs: torch.Tensor) -> torch.Tensor:
     """Value content of each head: the norm of its output, mean over contexts and positions.
-    ``outputs`` (E, B, H, T, D) from ``head_outputs`` → (E, H)."""
+    ``outputs`` (E, B, H, T, D), a block's ``head_out`` hook point → (E, H)."""
     return outputs.norm(dim=-1).mean((1, 3))
 
 
@@ -296,10 +278,9 @@ class HeadActivity:
 @torch.inference_mode()
 def head_activity(model: Transformer, batch: Batch) -> HeadActivity:
     """Attention received and value content of every head of every block on ``batch``."""
-    _, slices, patterns = model(batch.tokens, return_slices=True, return_patterns=True)
-    received = torch.stack([attention_received(p) for p in patterns], dim=1)
-    content = torch.stack([value_content(head_outputs(model, layer, slices[layer], p))
-                           for layer, p in enumerate(patterns)], dim=1)
+    _, cache = model.run_with_cache(batch.tokens, ("pattern", "head_out"))
+    received = torch.stack([attention_received(p) for p in cache["pattern"]], dim=1)
+    content = torch.stack([value_content(out) for out in cache["head_out"]], dim=1)
     return HeadActivity(received=received, value_content=content)
 
 

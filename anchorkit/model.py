@@ -31,6 +31,9 @@ RESIDUAL_AXES = {
 }
 
 Hook = Callable[[torch.Tensor], torch.Tensor]
+# what a forward can record (``Transformer.run_with_cache``): the state at every slice, and per
+# block its attention pattern and each head's write to the residual stream
+HOOK_POINTS = ("resid", "pattern", "head_out")
 
 
 def residual_axis(name: str) -> int | None:
@@ -60,8 +63,14 @@ def _write(bias: torch.Tensor | None, x: torch.Tensor, W: torch.Tensor) -> torch
 
 
 class Block(nn.Module):
+    """One pre-norm block of every member: attention, then a GELU MLP, each adding its write to
+    the residual stream. Its hook points (``HOOK_POINTS``): the attention ``pattern`` (E, B, H, T,
+    T) and what each head writes, ``head_out`` (E, B, H, T, D): (pattern_h @ v_h) @ W_O[h] with
+    v = norm(x) @ W_V + b_V; summed over heads, plus b_O, the block's attention write."""
+
     def __init__(self, E: int, cfg: ModelConfig):
         super().__init__()
+        self.cfg = cfg
         D, M = cfg.d_model, cfg.d_mlp
         z = lambda *s: nn.Parameter(torch.zeros(E, *s))  # noqa: E731
         self.W_Q, self.W_K, self.W_V = z(D, D), z(D, D), z(D, D)
@@ -72,6 +81,46 @@ class Block(nn.Module):
         # the residual writes' biases, unless the model has none (then they are fixed at zero)
         self.b_O = z(D) if cfg.residual_biases else None
         self.b_out = z(D) if cfg.residual_biases else None
+
+    def forward(self, x: torch.Tensor, causal: torch.Tensor, attention: str = "fused",
+                record: frozenset = frozenset()) -> tuple[torch.Tensor, dict]:
+        """The state after the block (E, B, T, D) from the state before it, and the hook points
+        named in ``record`` (``pattern``, ``head_out``). ``causal`` (T, T) is True where a query
+        may attend. A recorded pattern is computed by an explicit softmax, otherwise
+        ``attention`` chooses the kernel (``Transformer.forward``)."""
+        cfg = self.cfg
+        E, B, T, D = x.shape
+        H = cfg.n_heads
+        dh = D // H
+        n = norm(x, cfg.norm).reshape(E, B * T, D)
+        w = torch.cat([self.W_Q, self.W_K, self.W_V], dim=2)
+        bias = torch.cat([self.b_Q, torch.zeros_like(self.b_Q), self.b_V], dim=1)
+        qkv = torch.baddbmm(bias[:, None], n, w).view(E, B, T, 3, H, dh)
+        q, k, v = qkv.permute(3, 0, 1, 4, 2, 5).unbind(0)  # each (E, B, H, T, dh)
+        cache = {}
+        if record:
+            scores = (q @ k.transpose(-1, -2)) / math.sqrt(dh)
+            pattern = scores.masked_fill(~causal, float("-inf")).softmax(-1)
+            z = pattern @ v
+            if "pattern" in record:
+                cache["pattern"] = pattern
+            if "head_out" in record:
+                cache["head_out"] = z @ self.W_O.view(E, 1, H, dh, D)
+        elif attention == "matmul":
+            c = torch.zeros(causal.shape, device=x.device).masked_fill(~causal, float("-inf"))
+            scores = torch.baddbmm(c, q.reshape(E * B * H, T, dh),
+                                   k.reshape(E * B * H, T, dh).transpose(1, 2), alpha=1 / math.sqrt(dh))
+            z = (scores.softmax(-1) @ v.reshape(E * B * H, T, dh)).view(E, B, H, T, dh)
+        else:  # the fused kernel: same result, several times faster than masked_fill
+            z = F.scaled_dot_product_attention(
+                q.reshape(E * B, H, T, dh), k.reshape(E * B, H, T, dh),
+                v.reshape(E * B, H, T, dh), is_causal=True).view(E, B, H, T, dh)
+        z = z.permute(0, 1, 3, 2, 4).reshape(E, B * T, D)
+        x = x + _write(self.b_O, z, self.W_O).view(E, B, T, D)
+        n = norm(x, cfg.norm).reshape(E, B * T, D)
+        h = F.gelu(torch.baddbmm(self.b_in[:, None], n, self.W_in))
+        x = x + _write(self.b_out, h, self.W_out).view(E, B, T, D)
+        return x, cache
 
 
 class Transformer(nn.Module):
@@ -129,11 +178,6 @@ class Transformer(nn.Module):
         return model
 
     # ------------------------------------------------------------------ forward
-    def _causal_bias(self, T: int) -> torch.Tensor:
-        """0 where a query may attend, −inf where the causal mask forbids it (T, T)."""
-        mask = self.causal[:T, :T]
-        return torch.zeros(mask.shape, device=mask.device).masked_fill(~mask, float("-inf"))
-
     def forward(self, tokens: torch.Tensor, hooks: Mapping[int, Hook] | None = None,
                 return_slices: bool = False, return_patterns: bool = False,
                 attention: str = "fused"):
@@ -142,16 +186,37 @@ class Transformer(nn.Module):
         ``hooks`` maps a slice to a function that receives the state (E, B, T, D) and returns
         the state to continue with. With ``return_slices`` the states at every slice (after
         their hooks) come back as a list; with ``return_patterns`` the attention patterns
-        (E, B, H, T, T) of every block. ``attention``: "fused" (torch's kernel, the reference) or
-        "matmul" (two batched matmuls and a softmax: faster on these short contexts, the
-        compiled training step's; equal up to rounding).
+        (E, B, H, T, T) of every block (shorthands for ``run_with_cache``). ``attention``:
+        "fused" (torch's kernel, the reference) or "matmul" (two batched matmuls and a softmax:
+        faster on these short contexts, the compiled training step's; equal up to rounding).
         """
+        names = {"resid"} if return_slices else set()
+        if return_patterns:
+            names.add("pattern")
+        logits, cache = self.run_with_cache(tokens, names, hooks, attention)
+        if not names:
+            return logits
+        out = [logits]
+        if return_slices:
+            out.append(cache["resid"])
+        if return_patterns:
+            out.append(cache["pattern"])
+        return tuple(out)
+
+    def run_with_cache(self, tokens: torch.Tensor, names=(), hooks: Mapping[int, Hook] | None = None,
+                       attention: str = "fused") -> tuple[torch.Tensor, dict[str, list]]:
+        """Logits and the hook points named in ``names`` (``HOOK_POINTS``), each a list:
+        ``resid`` the state at every slice (after its hook), ``pattern`` and ``head_out`` one
+        entry per block."""
+        names = frozenset(names)
+        if names - set(HOOK_POINTS):
+            raise ValueError(f"unknown hook points {sorted(names - set(HOOK_POINTS))}; "
+                             f"expected some of {HOOK_POINTS}")
         E, cfg = self.n_members, self.cfg
         if tokens.dim() == 2:
             tokens = tokens.unsqueeze(0).expand(E, *tokens.shape)
         _, B, T = tokens.shape
-        H, D = cfg.n_heads, cfg.d_model
-        dh = D // H
+        D = cfg.d_model
         # one embedding table of E*V rows: its backward is deterministic, where the gradient of
         # advanced indexing (an accumulating index_put) varies with thread timing
         V = self.W_E.shape[1]
@@ -160,50 +225,22 @@ class Transformer(nn.Module):
         if self.W_pos is not None:
             x = x + self.W_pos[:, None, :T]
         hooks = hooks or {}
-        slices, patterns = [], []
+        cache: dict[str, list] = {name: [] for name in names}
+        block_points = names - {"resid"}
 
         def at_slice(s, x):
             if s in hooks:
                 x = hooks[s](x)
-            if return_slices:
-                slices.append(x)
+            if "resid" in names:
+                cache["resid"].append(x)
             return x
 
         x = at_slice(0, x)
         for layer, blk in enumerate(self.blocks):
-            n = norm(x, cfg.norm).reshape(E, B * T, D)
-            w = torch.cat([blk.W_Q, blk.W_K, blk.W_V], dim=2)
-            bias = torch.cat([blk.b_Q, torch.zeros_like(blk.b_Q), blk.b_V], dim=1)
-            qkv = torch.baddbmm(bias[:, None], n, w).view(E, B, T, 3, H, dh)
-            q, k, v = qkv.permute(3, 0, 1, 4, 2, 5).unbind(0)  # each (E, B, H, T, dh)
-            if return_patterns:
-                scores = (q @ k.transpose(-1, -2)) / math.sqrt(dh)
-                scores = scores.masked_fill(~self.causal[:T, :T], float("-inf"))
-                pattern = scores.softmax(-1)
-                patterns.append(pattern)
-                z = pattern @ v
-            elif attention == "matmul":
-                scores = torch.baddbmm(self._causal_bias(T), q.reshape(E * B * H, T, dh),
-                                       k.reshape(E * B * H, T, dh).transpose(1, 2),
-                                       alpha=1 / math.sqrt(dh))
-                z = (scores.softmax(-1) @ v.reshape(E * B * H, T, dh)).view(E, B, H, T, dh)
-            else:  # the fused kernel: same result, several times faster than masked_fill
-                z = F.scaled_dot_product_attention(
-                    q.reshape(E * B, H, T, dh), k.reshape(E * B, H, T, dh),
-                    v.reshape(E * B, H, T, dh), is_causal=True).view(E, B, H, T, dh)
-            z = z.permute(0, 1, 3, 2, 4).reshape(E, B * T, D)
-            x = x + _write(blk.b_O, z, blk.W_O).view(E, B, T, D)
-            n = norm(x, cfg.norm).reshape(E, B * T, D)
-            h = F.gelu(torch.baddbmm(blk.b_in[:, None], n, blk.W_in))
-            x = x + _write(blk.b_out, h, blk.W_out).view(E, B, T, D)
+            x, points = blk(x, self.causal[:T, :T], attention, block_points)
+            for name, value in points.items():
+                cache[name].append(value)
             x = at_slice(layer + 1, x)
         n = norm(x, cfg.norm).reshape(E, B * T, D)
         logits = torch.baddbmm(self.b_U[:, None], n, self.W_U).view(E, B, T, -1)
-        if not (return_slices or return_patterns):
-            return logits
-        out = [logits]
-        if return_slices:
-            out.append(slices)
-        if return_patterns:
-            out.append(patterns)
-        return tuple(out)
+        return logits, cache

@@ -12,7 +12,7 @@ from anchorkit.geometry import (SINK_THRESHOLD, attention_received, classify_hea
                                 enrichment, find_sinks, functional_noncommutativity,
                                 gradient_alignment, gradient_classes, head_activity,
                                 head_heterogeneity, head_maps, head_noncommutativity,
-                                head_outputs, head_table, killing_form, layer_table,
+                                head_table, killing_form, layer_table,
                                 mean_noncommutativity, noncommutativity, noncommutativity_cv,
                                 pairwise_noncommutativity, relative_change)
 from anchorkit.model import Transformer, norm
@@ -135,7 +135,8 @@ def test_head_maps_match_the_slices_by_hand():
 
 def test_head_outputs_add_up_to_the_attention_output(probe):
     """With the MLP zeroed, a block's residual update is its attention output: the heads' outputs
-    plus b_O; each head's output is also (pattern_h @ norm(x)) @ W_OV_h + b_V_h @ W_O_h."""
+    (the model's ``head_out`` hook point) plus b_O; each head's output is also
+    (pattern_h @ norm(x)) @ W_OV_h + b_V_h @ W_O_h."""
     model = fresh(5)
     g = torch.Generator().manual_seed(0)
     with torch.no_grad():
@@ -144,11 +145,12 @@ def test_head_outputs_add_up_to_the_attention_output(probe):
                 getattr(blk, k).zero_()
             blk.b_V.copy_(torch.randn(blk.b_V.shape, generator=g))
             blk.b_O.copy_(torch.randn(blk.b_O.shape, generator=g))
-        _, slices, patterns = model(probe.tokens, return_slices=True, return_patterns=True)
+        _, cache = model.run_with_cache(probe.tokens, ("resid", "pattern", "head_out"))
+        slices, patterns = cache["resid"], cache["pattern"]
         ov = head_maps(model, "ov")
         for layer in range(4):
             x = slices[layer]
-            out = head_outputs(model, layer, x, patterns[layer])  # (E, B, H, T, D)
+            out = cache["head_out"][layer]  # (E, B, H, T, D)
             update = slices[layer + 1] - x
             attn = out.sum(2) + model.blocks[layer].b_O[:, None, None]
             assert torch.allclose(attn, update, atol=1e-4)

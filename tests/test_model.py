@@ -125,3 +125,26 @@ def test_without_residual_biases_the_blocks_write_no_constant():
         blk.b_out.data.fill_(0.1)
     _, slices = with_biases(tokens, hooks={0: torch.zeros_like}, return_slices=True)
     assert slices[1].abs().max() > 0
+
+
+def test_the_hook_points_are_recorded_and_unknown_ones_named():
+    """``run_with_cache`` records the slices, each block's pattern and its heads' writes with the
+    shapes the measures read; the logits equal a plain forward's; a misspelt point is named."""
+    import pytest
+
+    from anchorkit import ModelConfig, TaskConfig
+    from anchorkit.model import HOOK_POINTS, Transformer
+    from anchorkit.task import probe_set
+
+    cfg, task = ModelConfig(), TaskConfig()
+    model = Transformer(2, cfg, task).initialise([1, 2])
+    tokens = probe_set(task).clean.tokens[:3]
+    logits, cache = model.run_with_cache(tokens, HOOK_POINTS)
+    E, (B, T), H, D = 2, tokens.shape, cfg.n_heads, cfg.d_model
+    assert len(cache["resid"]) == cfg.n_blocks + 1 and cache["resid"][0].shape == (E, B, T, D)
+    assert [p.shape for p in cache["pattern"]] == [(E, B, H, T, T)] * cfg.n_blocks
+    assert [o.shape for o in cache["head_out"]] == [(E, B, H, T, D)] * cfg.n_blocks
+    assert torch.allclose(logits, model(tokens), atol=1e-5)
+    assert torch.equal(model(tokens, return_slices=True)[0], model(tokens))
+    with pytest.raises(ValueError, match="head_outs"):
+        model.run_with_cache(tokens, ("head_outs",))
