@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 
 from anchorkit.config import ModelConfig, ParameterError
-from anchorkit.model import Transformer, norm
+from anchorkit.model import Transformer
 from anchorkit.task import Batch, positions, probe_set, vocab
 
 SINK_THRESHOLD = 3.0  # sink-dominated: a candidate position receives ≥ this × its uniform share

@@ -8,6 +8,7 @@ contexts, clean (no edit), null (null set) or edited (with hooks).
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import torch
 
@@ -373,3 +374,24 @@ def linear_probe_accuracy(features: torch.Tensor, labels: torch.Tensor, steps: i
         pred = (x[test] @ w + b) > 0
     truth = labels[test]
     return float(0.5 * ((pred[truth]).double().mean() + (~pred[~truth]).double().mean()))
+
+
+@dataclass
+class BasisBlock:
+    """The measures of a basis at the last slice, one row per run (the Methods page,
+    *Measurements*: energy share, kurtosis, syntax |cos|): what the paired studies and the
+    scout's premise both read."""
+
+    shares: torch.Tensor  # (E, D) energy share of each basis vector, every position
+    syntax_shares: torch.Tensor  # (E, D) the same at the syntax positions
+    kurtosis: torch.Tensor  # (E,)
+    syntax_cos: dict[str, torch.Tensor]  # token → (E,) its largest |cos| with a basis vector
+
+
+def basis_block(model: Transformer, states: torch.Tensor, at_syntax: torch.Tensor,
+                basis: torch.Tensor) -> BasisBlock:
+    """``states`` (E, B, T, D) at the last slice, ``at_syntax`` the syntax positions, ``basis``
+    (D, D) one vector per row."""
+    return BasisBlock(shares=energy_shares(states, basis),
+                      syntax_shares=energy_shares(states, basis, at_syntax),
+                      kurtosis=kurtosis(states, basis), syntax_cos=syntax_cosines(model, basis))

@@ -15,11 +15,11 @@ import torch
 
 from anchorkit.config import RunConfig
 from anchorkit.edit import DOSES, coordinate_axes, rotated_axes
-from anchorkit.measure import (alignment_profile, contexts_per_op, cos_e1, direction_cost, drop,
-                               energy_shares, kept, kurtosis, landing, last_slice_states, moved,
+from anchorkit.measure import (alignment_profile, basis_block, contexts_per_op, cos_e1,
+                               direction_cost, drop, kept, landing, last_slice_states, moved,
                                null_of_other_ops, other_ops_drop, over_removal, reference_baseline,
                                removal, removal_error, scores_of_predictions, span, spike, spill,
-                               syntax_cosines, syntax_positions, task_change)
+                               syntax_positions, task_change)
 from anchorkit.task import DIFFERENCE, OPS, probe_set
 from anchorkit.train import load_model, rotation
 
@@ -128,10 +128,9 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
     anchored_run = pair.anchored != pair.control and a_cfg.recipe != "control"
     spectra_rows = []
     for name, basis in bases.items():
-        shares = energy_shares(states, basis)
-        syntax_shares = energy_shares(states, basis, at_syntax)
-        kurt = kurtosis(states, basis)
-        cos = syntax_cosines(model, basis)
+        block = basis_block(model, states, at_syntax, basis)
+        shares, syntax_shares, kurt, cos = (block.shares, block.syntax_shares, block.kurtosis,
+                                            block.syntax_cos)
         found = {}
         for i, (role, _) in enumerate(_roles(pair)):
             # along the axes e₁ is never an anchored run's spike: the anchor put energy there

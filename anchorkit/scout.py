@@ -100,9 +100,9 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs
     answer cache, keyed by the run, ``epochs`` (which weights) and the code that makes them."""
     from anchorkit.edit import coordinate_axes, random_directions, rotated_axes
     from anchorkit.answers import answers_key
-    from anchorkit.measure import (direction_cost, drop, edited_predictions, energy_shares,
-                                   kurtosis, last_slice_states, op_scores, scores_of_predictions,
-                                   spike, syntax_cosines, syntax_positions)
+    from anchorkit.measure import (basis_block, direction_cost, drop, edited_predictions,
+                                   last_slice_states, op_scores, scores_of_predictions, spike,
+                                   syntax_positions)
     from anchorkit.task import OPS, probe_set
     from anchorkit.train import load_model, rotation
 
@@ -119,18 +119,18 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs
              "rotated": rotated_axes(rotation(cfg.replace(optimizer="rotated")))}
     at_syntax = syntax_positions(cfg.task, batch)
     for name, basis in bases.items():
-        shares = energy_shares(states, basis)[0]
+        block = basis_block(model, states, at_syntax, basis)
+        shares, cos = block.shares[0], block.syntax_cos
         top2 = shares.topk(2)
         row[f"top_share_{name}"] = float(top2.values[0])
         row[f"top_ratio_{name}"] = float(top2.values[0] / top2.values[1])
         row[f"top_{name}"] = int(top2.indices[0])
-        row[f"kurtosis_{name}"] = float(kurtosis(states, basis)[0])
-        cos = syntax_cosines(model, basis)
+        row[f"kurtosis_{name}"] = float(block.kurtosis[0])
         for sym in SYNTAX:
             row[f"syntax_cos_{sym}_{name}"] = float(cos[sym][0])
         row[f"syntax_tokens_over_{REPORT_COS}_{name}"] = int(sum(
             float(cos[sym][0]) >= REPORT_COS for sym in SYNTAX))
-        _, has = spike(energy_shares(states, basis, at_syntax)[0])
+        _, has = spike(block.syntax_shares[0])
         row[f"has_syntax_spike_{name}"] = bool(has)
     # costs along the run's own basis (the axes under plain Adam, its rotated axes under rotated)
     own = "axes" if cfg.optimizer == "adam" else "rotated"
