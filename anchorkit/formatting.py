@@ -21,3 +21,8 @@ def number(x: float, fmt: str = ".2f") -> str:
 def unsigned_zero(text: str) -> str:
     """``-0.000`` → ``0.000``: a formatted number that rounds to zero carries no sign."""
     return text[1:] if text.startswith("-") and not text.strip("-0.%e+") else text
+
+
+def and_list(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: per-seed values read as a list, not as a ratio."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -164,7 +164,7 @@ def anchor_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 def findings_text(tables: dict[str, pd.DataFrame]) -> str:
     """What the check shows beyond its decision, from its tables at the regime's length: plain
     Adam's falloff runs (reported, not a condition) and the controls' premise, per seed."""
-    from anchorkit.scout import and_list
+    from anchorkit.formatting import and_list
 
     L = regimes.SECOND_EPOCHS
     a, p = tables["anchors"], tables["premise"]

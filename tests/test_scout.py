@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit import scout
+from anchorkit import scout, scout_findings
 from anchorkit.task import OPS
 
 
@@ -190,7 +190,7 @@ def test_premise_findings_judge_each_cell_by_its_weakest_seed():
             *both(1, plain={"top_share_axes": 0.30}, regime="a", epochs=800,
                   rotated={"top_share_axes": 0.20}),
             *both(2, plain={"top_share_axes": 0.30}, regime="a", epochs=800)]
-    found = scout.premise_findings(table(*rows), reference="a")
+    found = scout_findings.premise_findings(table(*rows), reference="a")
     # a at 400 has the largest single share (0.40) but its weakest seed is 0.10; b is 0.22
     assert "0.30 and 0.30 (seeds 1 and 2) in the a regime at 800 epochs" in found["size"]
     assert "against 0.40 and 0.10 in the a regime at 400 epochs" in found["size"]
@@ -210,12 +210,12 @@ def test_a_costly_axis_that_is_not_the_top_is_found_and_named_apart():
     rows = [*both(1, plain=hidden, regime="a"), *both(2, plain=hidden, regime="a"),
             *both(1, plain={"top_cost": 0.3}, regime="b"),
             *both(2, plain={"top_cost": 0.01, "costliest_other_cost": 0.9}, regime="b")]
-    found = scout.premise_findings(table(*rows))
+    found = scout_findings.premise_findings(table(*rows))
     assert "cost 0.80 and 0.80 (a at 800 epochs), where the top axis (share 0.35 and 0.35) " \
            "cost 0.01 and 0.01: on every seed" in found["elsewhere"]
     assert not scout.seed_levels(table(*rows[:4]))["functional"].any()
     # in b the costliest axis is the top on seed 1: no claim that it lies elsewhere
-    alone = scout.premise_findings(table(*rows[4:]))
+    alone = scout_findings.premise_findings(table(*rows[4:]))
     assert alone["elsewhere"].endswith("cost 0.30 and 0.01")
 
 
@@ -225,7 +225,7 @@ def test_the_decision_text_says_when_a_level_comes_with_controls_below_the_floor
         {"regime": "b", "epochs": 400, "seeds": 2, "level": "functional", "controls_score": True},
         {"regime": "c", "epochs": 400, "seeds": 2, "level": "none", "controls_score": True}])
     decision = scout.decide(regimes)
-    text = scout.decision_text(pd.Series(decision), regimes)
+    text = scout_findings.decision_text(pd.Series(decision), regimes)
     assert text.endswith("b at 400 epochs: functional; a at 800 epochs: functional, though a "
                          "control scores below 0.95, which the rule asks of every run.")
     assert decision["decision"] == "none"
@@ -233,8 +233,8 @@ def test_the_decision_text_says_when_a_level_comes_with_controls_below_the_floor
 
 def test_syntax_kth_is_the_kth_largest_token_cosine():
     row = {f"syntax_cos_{s}_axes": v for s, v in zip(scout.SYNTAX, (0.9, 0.2, 0.85, 0.5))}
-    assert scout.syntax_kth(table(row), k=3).tolist() == [0.5]
-    assert scout.syntax_kth(table(row), k=1).tolist() == [0.9]
+    assert scout_findings.syntax_kth(table(row), k=3).tolist() == [0.5]
+    assert scout_findings.syntax_kth(table(row), k=1).tolist() == [0.9]
 
 
 def test_where_summary_finds_the_peak_slice_and_position():
@@ -243,7 +243,7 @@ def test_where_summary_finds_the_peak_slice_and_position():
     rows += [{"where": "position", "slice": 2, "position": t, "share": v}
              for t, v in enumerate((0.6, 0.1, 0.05))]
     where = table(*rows).assign(regime="r", epochs=400, optimizer="adam", seed=1)
-    got = scout.where_summary(where).iloc[0]
+    got = scout_findings.where_summary(where).iloc[0]
     assert (got["peak_slice"], got["peak_share"], got["last_slice_share"]) == (1, 0.4, 0.2)
     assert (got["top_position"], got["top_position_share"]) == (0, 0.6)
     assert got["median_position_share"] == 0.1  # position 0 stands out of a 0.1 profile
@@ -253,7 +253,7 @@ def test_premise_by_seed_puts_each_control_beside_its_rotated_twin():
     cos = {f"syntax_cos_{s}_axes": 0.5 for s in scout.SYNTAX}
     rows = [*both(2, plain={"top_cost": 0.4}, rotated={"top_cost": 0.1}, **cos),
             *both(1, plain={"top_cost": 0.3}, rotated={"top_cost": 0.2}, **cos)]
-    got = scout.premise_by_seed(table(*rows))
+    got = scout_findings.premise_by_seed(table(*rows))
     assert got["seed"].tolist() == [1, 2]
     assert got["top_cost_plain"].tolist() == [0.3, 0.4]
     assert got["top_cost_rotated"].tolist() == [0.2, 0.1]
@@ -272,7 +272,7 @@ def test_provenance_names_every_run_of_every_regime():
 def test_findings_and_levels_share_one_reversal_test_with_the_kurtosis_bound():
     # a rotated twin with a small top axis but a heavy-tailed spread along the axes is not flat
     rows = [*both(1, rotated={"kurtosis_axes": 4.0}), *both(2)]
-    found = scout.premise_findings(table(*rows))
+    found = scout_findings.premise_findings(table(*rows))
     assert "on every seed, in no regime and length" in found["reversal"]
     assert scout.seed_levels(table(*rows)).set_index("seed")["clear"].to_dict() == {1: False,
                                                                                    2: True}

@@ -1,0 +1,163 @@
+"""The optimizer scout's findings: the sentences and reader's tables its page and the report's
+draw from the scout's committed tables (``premise``, ``regimes``, ``decision``, ``where``).
+
+Nothing here measures or decides: the decision rule, the premise measures and the run of the
+scout are in ``anchorkit.scout``; this module only reads what they wrote.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from anchorkit.scout import (FUNCTIONAL_COST, REPORT_TOKENS, ROTATED_AXES_MAX,
+                             ROTATED_KURTOSIS_MAX, ROTATED_RATIO, ROTATED_SHARE, SCORE_MIN,
+                             cost_first, functional, reversed_basis)
+from anchorkit.formatting import and_list
+from anchorkit.task import SYNTAX
+
+
+def decision_text(decision: pd.Series, regimes: pd.DataFrame) -> str:
+    """The decision in one or two sentences, from the tables."""
+    reached = regimes[regimes["level"] != "none"]
+    found = ("; ".join(f"{r['regime']} at {r['epochs']} epochs: {r['level']}"
+                       + ("" if r["controls_score"] else
+                          f", though a control scores below {SCORE_MIN}, which the rule asks "
+                          "of every run")
+                       for _, r in cost_first(reached).iterrows())
+             if len(reached) else "no regime and length reached even a functional spike")
+    if decision["decision"] == "adopt":
+        head = (f"Adopted: **{decision['regime']}** at {int(decision['epochs'])} epochs "
+                f"({decision['level']} basis on every calibration seed, and its falloff runs meet "
+                "the anchor criteria).")
+    else:
+        head = ("No regime was adopted: none reached a clear or report-strength basis whose "
+                "falloff runs met the anchor criteria.")
+    return f"{head} Levels reached (the weakest calibration seed's): {found}."
+
+
+# ---------------------------------------------------------------------- what the scout found
+def _cells(premise: pd.DataFrame, optimizer: str, column: str) -> pd.DataFrame:
+    """Per regime and length: ``column`` of the controls under ``optimizer``, its weakest seed's
+    value (the minimum) and every seed's, seed order."""
+    df = premise[premise.optimizer == optimizer].sort_values("seed")
+    return (df.groupby(["regime", "epochs"])[column]
+            .agg(weakest="min", seeds=lambda v: and_list([f"{x:.2f}" for x in v]))
+            .reset_index())
+
+
+def _best(premise: pd.DataFrame, optimizer: str, column: str) -> pd.Series:
+    """The regime and length whose weakest seed has the largest ``column`` (cheapest on ties)."""
+    cells = cost_first(_cells(premise, optimizer, column))
+    return cells.loc[cells["weakest"].idxmax()]
+
+
+def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> dict[str, str]:
+    """What the scout's controls show about each part of the report's premise, as sentences
+    computed from its ``premise`` table: ``size`` (the plain-Adam top-axis share), ``reversal``
+    (the rotated twin flat along the axes with a spike along its own), ``function`` (the cost of
+    projecting the top direction out), ``elsewhere`` (the costliest coordinate axis of a plain-Adam
+    control, top or not) and ``growth`` (the top-axis share from the shortest to the longest
+    length, per regime). A regime and length counts by its weakest calibration seed;
+    values are listed per seed in seed order."""
+    seeds = and_list([str(s) for s in sorted(premise["seed"].unique())])
+    short, long = int(premise["epochs"].min()), int(premise["epochs"].max())
+    size = _best(premise, "adam", "top_share_axes")
+    share = _cells(premise, "adam", "top_share_axes").set_index(["regime", "epochs"])
+    ref = (f", against {share.loc[(reference, short), 'seeds']} in the {reference} regime at "
+           f"{short} epochs" if (reference, short) in share.index else "")
+    found = {"size": (
+        f"The largest top-axis share of a plain-Adam control at the last slice, on every "
+        f"calibration seed, was {size['seeds']} (seeds {seeds}) in the {size['regime']} regime at "
+        f"{int(size['epochs'])} epochs{ref}; an even spread gives 1/64 ≈ 0.016")}
+
+    def on_every_seed(optimizer, criterion) -> str:
+        df = premise[premise.optimizer == optimizer]
+        every = df.assign(ok=criterion(df)).groupby(["regime", "epochs"])["ok"].all()
+        cells = [f"{r} at {int(e)}" for r, e in cost_first(
+            every[every].reset_index()[["regime", "epochs"]]).itertuples(index=False)]
+        return ", ".join(cells) if cells else "no regime and length"
+
+    top_rot = _best(premise, "rotated", "top_share_rotated")
+    found["reversal"] = (
+        f"Rotated Adam's controls kept the coordinate axes flat (top share at most "
+        f"{ROTATED_AXES_MAX}, kurtosis at most {ROTATED_KURTOSIS_MAX}) while one of their own "
+        f"rotated axes held at least {ROTATED_SHARE} with {ROTATED_RATIO:g} times the next, on "
+        f"every seed, in {on_every_seed('rotated', reversed_basis)}; their largest rotated share "
+        f"was {top_rot['seeds']} ({top_rot['regime']} at {int(top_rot['epochs'])} epochs)")
+    cost_p, cost_r = _best(premise, "adam", "top_cost"), _best(premise, "rotated", "top_cost")
+
+    found["function"] = (
+        f"The costliest top direction, projected out at full dose and counted by its weakest "
+        f"seed, cost a plain-Adam control {cost_p['seeds']} ({cost_p['regime']} at "
+        f"{int(cost_p['epochs'])} epochs) and a rotated control {cost_r['seeds']} "
+        f"({cost_r['regime']} at {int(cost_r['epochs'])} epochs), against {FUNCTIONAL_COST} "
+        f"for a functional spike. The plain-Adam spike was functional on every seed in "
+        f"{on_every_seed('adam', functional)}; the rotated twin's in "
+        f"{on_every_seed('rotated', functional)}")
+    # the rule's spike is the top-energy direction; a costlier axis elsewhere is said apart
+    plain = premise.assign(costliest=premise[["top_cost", "costliest_other_cost"]].max(axis=1),
+                           elsewhere=premise["costliest_other_cost"] > premise["top_cost"])
+    most = _best(plain, "adam", "costliest")
+    cell = plain[(plain.optimizer == "adam") & (plain.regime == most["regime"])
+                 & (plain.epochs == most["epochs"])].sort_values("seed")
+    tops = and_list([f"{x:.2f}" for x in cell["top_cost"]])
+    found["elsewhere"] = (
+        f"The costliest single coordinate axis of a plain-Adam control, top or not, counted by "
+        f"its weakest seed, cost {most['seeds']} ({most['regime']} at {int(most['epochs'])} "
+        f"epochs), where the top axis (share {share.loc[(most['regime'], most['epochs']), 'seeds']}) "
+        f"cost {tops}" + (
+            ": on every seed the axis the task could least lose was not the one holding the most "
+            "energy, which the rule's functional spike (the top direction) does not count"
+            if cell["elsewhere"].all() else ""))
+    grew = [f"{r} {share.loc[(r, short), 'seeds']} → {share.loc[(r, long), 'seeds']}"
+            for r in dict.fromkeys(premise["regime"])
+            if (r, short) in share.index and (r, long) in share.index]
+    found["growth"] = (f"From {short} to {long} epochs the plain-Adam top-axis share went "
+                       + "; ".join(grew))
+    return found
+
+
+def syntax_kth(premise: pd.DataFrame, basis: str = "axes", k: int = REPORT_TOKENS) -> pd.Series:
+    """Per control, the k-th largest of the syntax tokens' largest |cos| with a basis vector:
+    report strength needs it at least REPORT_COS for k = REPORT_TOKENS."""
+    import numpy as np
+
+    cos = premise[[f"syntax_cos_{s}_{basis}" for s in SYNTAX]].to_numpy()
+    return pd.Series(np.sort(cos, axis=1)[:, -k], index=premise.index)
+
+
+def premise_by_seed(premise: pd.DataFrame) -> pd.DataFrame:
+    """One row per regime, length and seed: the plain-Adam control and its rotated twin side by
+    side, in the decision rule's terms, cheapest first."""
+    keys = ["regime", "epochs", "seed"]
+    p = premise[premise.optimizer == "adam"].assign(syntax_kth=lambda d: syntax_kth(d))
+    r = premise[premise.optimizer == "rotated"]
+
+    def side(df, columns, suffix):
+        return df[keys + columns].rename(columns={c: f"{c}_{suffix}" for c in columns})
+
+    plain = side(p, ["top_share_axes", "top_ratio_axes", "kurtosis_axes", "syntax_kth",
+                     "top_cost", "median_other_cost", "costliest_other_cost", "min_score"], "plain")
+    twin = side(r, ["top_share_axes", "kurtosis_axes", "top_share_rotated", "top_ratio_rotated",
+                    "top_cost", "median_other_cost", "costliest_other_cost", "min_score"],
+                "rotated")
+    out = plain.merge(twin, on=keys)
+    return out.sort_values(["epochs", "regime", "seed"], kind="stable")
+
+
+def where_summary(where: pd.DataFrame) -> pd.DataFrame:
+    """Where each control's top direction holds its energy, per regime, length, optimizer and
+    seed: the slice where its share peaks (and that share), its share at the last slice, the
+    position at the last slice where its share is largest (and that share) and the median share
+    over positions, against which that largest reads: near it, the position is an argmax of a
+    flat profile, not a place the direction sits."""
+    rows = []
+    for key, g in where.groupby(["regime", "epochs", "optimizer", "seed"]):
+        sl, pos = g[g["where"] == "slice"], g[g["where"] == "position"]
+        peak, at = sl.loc[sl["share"].idxmax()], pos.loc[pos["share"].idxmax()]
+        rows.append(dict(zip(["regime", "epochs", "optimizer", "seed"], key),
+                         peak_slice=int(peak["slice"]), peak_share=float(peak["share"]),
+                         last_slice_share=float(sl.loc[sl["slice"].idxmax(), "share"]),
+                         top_position=int(at["position"]), top_position_share=float(at["share"]),
+                         median_position_share=float(pos["share"].median())))
+    return pd.DataFrame(rows)
