@@ -1,11 +1,22 @@
-"""What every study page does first: find where its tables live, and show a bad parameter as one
-line instead of a traceback."""
+"""What every study page does first: show a bad parameter as one line instead of a traceback,
+find where its tables live, train or load its runs and measure them (``study_page``), say where
+its tables came from, and glue the figures its prose quotes.
+
+The parameters a study page takes (its first cell, which papermill replaces) are listed on the
+Reproducibility page, *Re-running a study* (``notebooks/reproducibility.ipynb``).
+"""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
+
+import pandas as pd
 
 from anchorkit.config import ParameterError
+from anchorkit.report import seed_text
 from anchorkit.store import REPO
 
 REPORTS = REPO / "reports"
@@ -43,3 +54,91 @@ def one_line_parameter_errors() -> None:
         return [line]
 
     shell.set_custom_exc((ParameterError,), handler)
+
+
+def provenance_block(prov: Mapping, where=None) -> str:
+    """A short Markdown block saying what produced a study's tables (in ``where``, when given:
+    the folder they were read from)."""
+    folder = shown(where) if where is not None else f"reports/{prov.get('study')}/"
+    commit = (prov.get("commit") or "unknown")[:10]
+    dirty = " (with uncommitted changes)" if prov.get("dirty") else ""
+    seeds = seed_text(prov.get("seeds", []))
+    versions = prov.get("versions", {})
+    minutes = prov.get("wall_seconds", float("nan")) / 60
+    return (f"**Provenance.** Tables `{folder}`, computed {prov.get('date')} "
+            f"from commit `{commit}`{dirty}: profile *{prov.get('profile')}*, seeds {seeds}, "
+            f"{prov.get('epochs')} epochs, {len(prov.get('runs', {}))} runs; "
+            f"torch {versions.get('torch')}, Python {prov.get('python')}, "
+            f"{prov.get('threads')} thread(s); {minutes:.1f} min to train (or load) and measure.")
+
+
+def glue(key: str, value, text: bool = False) -> None:
+    """Glue one figure into the page's prose, marked as computed (``report.glued``); with
+    ``text``, as plain text for another page's ``{glue:text}``."""
+    from myst_nb import glue as _glue
+
+    from anchorkit.report import glued
+
+    _glue(key, value if text else glued(value), display=False)
+
+
+def glue_all(figures: Mapping[str, object]) -> None:
+    """Glue every figure of a mapping (glue key → text)."""
+    for key, value in figures.items():
+        glue(key, value)
+
+
+@dataclass
+class StudyPage:
+    """A study's page once its runs are loaded and measured: ``shown`` maps each regime shown to
+    its tables and ``provenance`` to its ``provenance.json``; ``tables`` and ``prov`` are the
+    first regime's (the weak-basis one)."""
+
+    study: str
+    seeds: list[int]
+    reports_dir: Path
+    store: object
+    shown: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
+    provenance: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return next(iter(self.shown.values()))
+
+    @property
+    def prov(self) -> dict:
+        return next(iter(self.provenance.values()))
+
+
+def study_page(study: str, seeds, profile: str = "paper", epochs: int | None = None,
+               device: str = "cpu", reports_dir=None, store_dir=None, reuse: bool = True,
+               progress: bool = True, scheduler: str | None = None, regimes=None,
+               side_by_side: bool = False) -> StudyPage:
+    """A study page's first step (the module docstring lists the parameters): train or load the
+    runs, measure them, write or read the tables, show their provenance and glue
+    ``<study>-seeds`` and ``<study>-epochs``. With ``side_by_side`` every regime of the report
+    whose tables are written (``studies.shown_regimes``), each with its provenance."""
+    from IPython.display import Markdown, display
+
+    from anchorkit.config import check_seeds
+    from anchorkit.regimes import WEAK, reports_path, title
+    from anchorkit.store import RunStore
+    from anchorkit.studies import run_study, shown_regimes
+
+    one_line_parameter_errors()
+    reports_dir = reports_root(reports_dir)
+    seeds = check_seeds(seeds)
+    page = StudyPage(study, seeds, reports_dir, RunStore(store_dir))
+    which = (shown_regimes(study, seeds, profile, epochs, reports_dir, regimes) if side_by_side
+             else [WEAK])
+    for regime in which:
+        page.shown[regime] = run_study(study, seeds, profile, epochs=epochs, reports_dir=reports_dir,
+                                       store=page.store, device=device, reuse=reuse,
+                                       progress=progress, scheduler=scheduler, regime=regime)
+        where = reports_path(reports_dir, regime) / study
+        page.provenance[regime] = prov = json.loads((where / "provenance.json").read_text())
+        label = f"*{title(regime).capitalize()}.* " if side_by_side else ""
+        display(Markdown(label + provenance_block(prov, where)))
+    glue(f"{study}-seeds", len(seeds))
+    glue(f"{study}-epochs", page.prov["epochs"])
+    return page

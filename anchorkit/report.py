@@ -46,24 +46,6 @@ def seed_text(seeds) -> str:
     return ", ".join(map(str, seeds))
 
 
-def provenance_block(prov: Mapping, where=None) -> str:
-    """A short Markdown block saying what produced a study's tables (in ``where``, when given:
-    the folder they were read from)."""
-    from anchorkit.page import shown
-
-    folder = shown(where) if where is not None else f"reports/{prov.get('study')}/"
-    commit = (prov.get("commit") or "unknown")[:10]
-    dirty = " (with uncommitted changes)" if prov.get("dirty") else ""
-    seeds = seed_text(prov.get("seeds", []))
-    versions = prov.get("versions", {})
-    minutes = prov.get("wall_seconds", float("nan")) / 60
-    return (f"**Provenance.** Tables `{folder}`, computed {prov.get('date')} "
-            f"from commit `{commit}`{dirty}: profile *{prov.get('profile')}*, seeds {seeds}, "
-            f"{prov.get('epochs')} epochs, {len(prov.get('runs', {}))} runs; "
-            f"torch {versions.get('torch')}, Python {prov.get('python')}, "
-            f"{prov.get('threads')} thread(s); {minutes:.1f} min to train (or load) and measure.")
-
-
 def captioned(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: str = "{:.3f}"):
     """``df[headers]`` renamed to the headers (which carry ↑/↓ where a direction is better),
     numbers formatted, with a caption, as a pandas Styler."""
