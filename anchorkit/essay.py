@@ -245,3 +245,58 @@ def judge(tests: dict[str, dict]) -> dict[str, dict]:
                       f"seeds went {way}.")
         out[k] = {**t, "p_holm": p, "verdict": verdict, "would_change": change}
     return out
+
+
+def all_tests(heads: pd.DataFrame, layers: pd.DataFrame) -> dict[str, dict]:
+    """Every prediction of the essay judged on the geometry tables (``judge``)."""
+    return judge({
+        "boundary": boundary_heterogeneity(layers),
+        "sinks": sinks_carry_little_value(heads),
+        "split": functional_split(layers, heads),
+        "change": initial_contribution_predicts_change(heads),
+        "populations": anchors_change_less(heads),
+        "gradients": gradient_alignment_differs(heads),
+        "recipe-heterogeneity": recipe_changes_heterogeneity(layers),
+        "recipe-sinks": recipe_changes_sinks(heads),
+    })
+
+
+def _num(x, fmt: str = ".3f") -> str:
+    return "n/a" if pd.isna(x) else f"{x:{fmt}}"
+
+
+def _pv(p) -> str:  # a p-value after "p"
+    return "n/a" if pd.isna(p) else ("< 0.001" if p < 0.001 else f"= {p:.3f}")
+
+
+def page_facts(heads: pd.DataFrame, tests: dict[str, dict]) -> dict[str, str]:
+    """The essay page's figures (glue key → text): how much was measured, each test's verdict,
+    its figures and what would change it, and the facts its prose quotes."""
+    from anchorkit.geometry import SINK_THRESHOLD
+
+    final, early = _final(heads), _early(heads)
+    out = {"essay-runs": str(heads.run.nunique()), "essay-seeds": str(heads.seed.nunique()),
+           "essay-heads": str(len(final)),
+           "essay-snapshot-runs": f"{early.run.nunique()} of {heads.run.nunique()}",
+           "essay-tests": (f"{sum(t['verdict'] != NOT_TESTABLE for t in tests.values())} of the "
+                           f"{len(tests)}")}
+    for key, t in tests.items():
+        out[f"verdict-{key}"] = f"**{t['verdict']}**"
+        way = "lie above zero" if t["alternative"] == "two-sided" else "go the predicted way"
+        out[f"test-{key}"] = (
+            f"per seed, {t['statistic']}: median {_num(t['median'])}, and {t['agree']} of {t['n']} "
+            f"seeds {way}; Wilcoxon over n = {t['n']} seeds, p {_pv(t['p'])}, Holm-corrected p "
+            f"{_pv(t['p_holm'])}" if t["n"] else "no seed has what this test needs")
+        out[f"change-{key}"] = t["would_change"]
+    pooled = pooled_change_correlation(heads)
+    out["fact-pooled"] = f"ρ = {_num(pooled['rho'])} over {pooled['n']} head rows, p {_pv(pooled['p'])}"
+    s = tests["sinks"]
+    out["fact-sink-heads"] = f"{s.get('sink_heads', 0)} of {s.get('heads', len(final))}"
+    sink_tokens = final[final.sink_dominated].sink_token.value_counts()
+    out["fact-sink-tokens"] = ", ".join(f"`{tok}` {n}" for tok, n in sink_tokens.items()) or "none"
+    circular = judge({"old": anchors_change_less(heads, classes_at="final")})["old"]
+    out["fact-circular"] = (f"{circular['verdict']} (Holm-free p {_pv(circular['p'])}, "
+                            f"{circular['agree']} of {circular['n']} seeds)")
+    out["sink-threshold"] = f"{SINK_THRESHOLD:g}"
+    out["early-epoch"] = str(EARLY_EPOCH)
+    return out

@@ -494,6 +494,37 @@ def by_group(table: pd.DataFrame) -> str:
     return "; ".join(parts)
 
 
+def counts_text(table: pd.DataFrame) -> str:
+    """One regime's ledger counted by verdict, with the ids, then by group: a sentence for a page."""
+    n = tally(table)
+    return (f"Of the {len(table)} claims, {n[REPRODUCED]} are reproduced "
+            f"({verdict_list(table, REPRODUCED)}), {n[PARTLY]} partly ({verdict_list(table, PARTLY)}), "
+            f"{n[NOT_REPRODUCED]} not reproduced ({verdict_list(table, NOT_REPRODUCED)}) and "
+            f"{n[NOT_COMPARABLE]} not comparable ({verdict_list(table, NOT_COMPARABLE)}). By group, "
+            f"{by_group(table)}.")
+
+
+SECTIONS = (("premise", "Premise: the privileged basis under plain Adam"),
+            ("E1", "E1: does the anchor hold?"), ("E2", "E2: removal, spill and landing"),
+            ("E3", "E3: where the privileged basis went"), ("later", "A later finding"),
+            ("scope", "Scope"))
+
+
+def section_tables(wide: pd.DataFrame) -> list[tuple[str, str]]:
+    """The side-by-side ledger (``side_by_side``) as one HTML table per section of claims, with
+    its title: the claim, the source's figure, ours and the verdict per regime, the rule."""
+    ours = [col for col in wide.columns if col.startswith(("ours (", "verdict ("))]
+    out = []
+    for section, title in SECTIONS:
+        rows = wide[wide.section == section]
+        html = (rows[["id", "claim", "source", *ours, "rule"]]
+                .rename(columns={"source": "the source's figure", "rule": "rule for the verdict"})
+                .to_html(index=False, classes="ledger", border=0, escape=True)
+                .replace('<tr style="text-align: right;">', '<tr style="text-align: left;">'))
+        out.append((title, html))
+    return out
+
+
 def regimes_ledger(reports_dir) -> pd.DataFrame:
     """The ledger of every regime whose report tables are committed: the weak-basis regime's in
     ``reports_dir``, the second regime's in ``reports_dir/<regime>/`` once its rotated-basis study
