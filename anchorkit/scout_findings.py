@@ -161,3 +161,94 @@ def where_summary(where: pd.DataFrame) -> pd.DataFrame:
                          top_position=int(at["position"]), top_position_share=float(at["share"]),
                          median_position_share=float(pos["share"].median())))
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------- the page's figures and tables
+def page_facts(tables: dict[str, pd.DataFrame], regimes, lengths) -> dict[str, str]:
+    """The scout page's glued figures (glue key → text): the decision, the regimes and lengths."""
+    decision = tables["decision"].iloc[0]
+    return {"scout-decision": decision_text(decision, tables["regimes"]),
+            "scout-regimes": ", ".join(regimes),
+            "scout-lengths": ", ".join(str(x) for x in sorted(lengths))}
+
+
+def findings_list(premise: pd.DataFrame) -> str:
+    """The scout's findings as a Markdown list, one glued item each."""
+    found = premise_findings(premise)
+    return "\n".join(f'- <span class="glued">{found[k]}.</span>'
+                     for k in ("size", "reversal", "function", "elsewhere", "growth"))
+
+
+def levels_table(levels: pd.DataFrame):
+    from anchorkit.report import captioned
+
+    return captioned(cost_first(levels), {"regime": "regime", "epochs": "epochs",
+                                          "level": "level (weakest seed)",
+                                          "controls_score": f"every control ≥ {SCORE_MIN}"},
+                     "Each regime and length: the strongest level of the decision rule that every "
+                     "calibration seed reached, cheapest first.")
+
+
+PLAIN_HEADERS = {
+    "top_share_axes_plain": "top-axis share", "top_ratio_axes_plain": "top / 2nd",
+    "kurtosis_axes_plain": "kurtosis", "syntax_kth_plain": "3rd syntax |cos|",
+    "top_cost_plain": "top cost", "median_other_cost_plain": "median other cost",
+    "costliest_other_cost_plain": "costliest other", "min_score_plain": "lowest op"}
+ROTATED_HEADERS = {
+    "top_share_axes_rotated": "top-axis share", "kurtosis_axes_rotated": "kurtosis on axes",
+    "top_share_rotated_rotated": "top rotated share", "top_ratio_rotated_rotated": "top / 2nd (rotated)",
+    "top_cost_rotated": "top cost", "median_other_cost_rotated": "median other cost",
+    "costliest_other_cost_rotated": "costliest other", "min_score_rotated": "lowest op"}
+
+
+def premise_tables(premise: pd.DataFrame) -> list:
+    """The plain-Adam controls and their rotated twins, per regime, length and seed."""
+    from anchorkit.report import captioned
+
+    by_seed = premise_by_seed(premise.assign(syntax_kth_axes=syntax_kth(premise)))
+    keys = {"regime": "regime", "epochs": "epochs", "seed": "seed"}
+    return [captioned(by_seed, {**keys, **PLAIN_HEADERS},
+                      "Plain-Adam controls at every length, last slice. Top cost: the direction cost of "
+                      "the top coordinate axis at full dose; median other cost and costliest other: the "
+                      "median and the largest over the other axes. 3rd syntax |cos|: the third largest "
+                      "over the four syntax tokens of their largest |cos| with a coordinate axis."),
+            captioned(by_seed, {**keys, **ROTATED_HEADERS},
+                      "Their rotated twins (rotated Adam, same seed and regime). Top cost: the direction "
+                      "cost of the top rotated axis at full dose; median other cost and costliest other: "
+                      "the median and the largest over the other rotated axes.")]
+
+
+WHERE_HEADERS = {
+    "regime": "regime", "optimizer": "optimizer", "seed": "seed", "peak_slice": "peak slice",
+    "peak_share": "share there", "last_slice_share": "share at the last slice",
+    "top_position": "top position (last slice)", "top_position_share": "share there",
+    "median_position_share": "median over positions"}
+
+
+def where_table(where: pd.DataFrame):
+    from anchorkit.report import captioned
+
+    w = where_summary(where)
+    return captioned(w[w.epochs == w.epochs.max()].sort_values(["regime", "optimizer", "seed"]),
+                     WHERE_HEADERS,
+                     "Where each control's top direction (own basis) holds its energy at the longest "
+                     "length: by slice over every position, and by position at the last slice, with the "
+                     "median share over positions to read the top one against.")
+
+
+ANCHOR_HEADERS = {
+    "regime": "regime", "epochs": "epochs", "optimizer": "optimizer", "seed": "seed",
+    "raw_removal": "removal ↑", "over_removal": "over-removal", "spill": "spill ↓",
+    "alignment_3": "alignment, slice 3 ↑", "alignment_4": "alignment, slice 4 ↑",
+    "anchored_score_min": "falloff: score of min", "control_score_min": "control: score of min"}
+
+
+def anchors_table(anchors: pd.DataFrame):
+    """Falloff against its control where the rule called for it, or None when it never did."""
+    from anchorkit.report import captioned
+
+    if not len(anchors):
+        return None
+    return captioned(anchors.sort_values(["epochs", "optimizer", "seed"]), ANCHOR_HEADERS,
+                     "Falloff against its control in the regime the rule reached, at each length: the "
+                     "anchor criteria (removal is the bounded one).")

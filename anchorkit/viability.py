@@ -192,3 +192,14 @@ def findings_text(tables: dict[str, pd.DataFrame]) -> str:
             f"{values('top_share_rotated', pr)} ({values('top_ratio_rotated', pr, '.1f')} times "
             f"the next, kurtosis {values('kurtosis_rotated', pr, '.1f')}), its coordinate axes "
             f"at most {values('top_share_axes', pr)}")
+
+
+def anchor_page_table(tables: dict[str, pd.DataFrame]):
+    """``anchor_table`` as a reader's table, with its caption."""
+    from anchorkit.report import captioned
+
+    t = anchor_table(tables)
+    return captioned(t, {c: c for c in t.columns},
+                     "Falloff against its control in the second regime at the calibration seeds, at the "
+                     "end of each run: the viability rule's quantities (removal bounded; lowest op score "
+                     "of falloff and its control).")
