@@ -65,3 +65,42 @@ def test_anchorkit_has_no_import_cycle():
 
 def test_the_executor_knows_graphs_and_tasks_not_studies():
     assert not import_graph()["executor"] & {"studies", "pairs", "pipeline", "scout", "derived"}
+
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def _cells(path):
+    import json
+
+    return [(c["cell_type"], "".join(c["source"])) for c in json.loads(path.read_text())["cells"]]
+
+
+def test_every_page_notebook_is_mostly_prose():
+    """A page reads like a lecture page: code is under 40% of each notebook's characters (the
+    computations live in the library; a page has one call per table or figure, and its glue)."""
+    heavy = {}
+    for nb in NOTEBOOKS:
+        cells = _cells(nb)
+        code = sum(len(s) for t, s in cells if t == "code")
+        total = sum(len(s) for t, s in cells if t in ("code", "markdown"))
+        if code >= 0.4 * total:
+            heavy[nb.name] = round(code / total, 2)
+    assert heavy == {}
+
+
+# a decimal typed into a page that is not a threshold, with the reason it may stay
+NOT_THRESHOLDS = {"0.016": "1/64, an even spread of energy, said in words beside it"}
+
+
+def test_no_threshold_is_typed_into_a_page():
+    """Thresholds come from ``anchorkit.criteria`` and the modules' constants, glued or imported:
+    no decimal number is typed into a notebook's code or prose (a planted one is found)."""
+    import re
+
+    decimal = re.compile(r"(?<![\w.])\d+\.\d+")
+    assert decimal.findall("spill at most 0.02 and seeds 704") == ["0.02"]
+    typed = {nb.name: found for nb in NOTEBOOKS
+             if (found := [d for _, s in _cells(nb) for d in decimal.findall(s)
+                           if d not in NOT_THRESHOLDS])}
+    assert typed == {}

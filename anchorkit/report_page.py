@@ -1,0 +1,237 @@
+"""The report page assembled, regime by regime: every figure its prose glues (glue key → text, the
+key suffixed by ``regimes.GLUE_SUFFIX``) and every reader's table it shows, from the regimes'
+rotated-basis tables, their ledgers, the mirror test and the directions of note.
+
+``anchorkit.findings`` computes each finding; this module only names, words and lays them out for
+the page (``notebooks/rotated-basis.ipynb``), and says "not computed yet" for a regime of the
+report whose tables are not written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from anchorkit import criteria, findings, mirror
+from anchorkit.regimes import GLUE_SUFFIX, REPORT, SECOND, WEAK, reports_path, title
+from anchorkit.report import by_seed, captioned, count_moved
+
+NOT_YET = ("the second regime's tables are not computed yet (`python -m scripts.execute_studies "
+           f"--compute --regime {SECOND} rotated-basis`)")
+
+
+def _sentence(text: str) -> str:
+    return text[0].upper() + text[1:] + "."
+
+
+def summary_figures(shown: dict[str, dict], claims: dict[str, pd.DataFrame]) -> tuple[dict, dict]:
+    """The first screen, the ledger's headline, each question's answer and the figures of
+    ``findings.facts``, per regime: (glued figures, plain texts for other pages)."""
+    glued, plain = {}, {}
+    top = findings.ledger_top({title(r): c for r, c in claims.items()})
+    glued["ledger-top"] = plain["ledger-top-text"] = top
+    answers = {r: findings.report_answers(t["results"], t["alignment"], claims[r])
+               for r, t in shown.items()}
+    facts = {r: findings.facts(t) for r, t in shown.items()}
+    for r in REPORT:
+        s = GLUE_SUFFIX[r]
+        glued[f"first-screen{s}"] = (findings.first_screen(claims[r], title(r)) if r in shown
+                                     else _sentence(NOT_YET))
+        for key in ("e1", "e2", "e3", "discussion"):
+            glued[f"answer-{key}{s}"] = _sentence(answers[r][key] if r in shown else NOT_YET)
+        for key in facts[WEAK]:
+            glued[key + s] = facts[r][key] if r in shown else "(not computed yet)"
+    for key in ("e1", "e2", "e3", "discussion"):
+        plain[f"answer-{key}-text"] = " ".join(f"{title(r).capitalize()}: {a[key]}."
+                                               for r, a in answers.items())
+    return glued, plain
+
+
+def criterion_figures(results: pd.DataFrame) -> tuple[str, str]:
+    """The weak-basis regime's falloff runs short of the calibration's removal criterion: the
+    report's clause, and the Methods page's sentence."""
+    short = results.raw_removal < criteria.REMOVAL_MIN
+    rot, plain = int(short[results.optimizer == "rotated"].sum()), int(short[results.optimizer == "adam"].sum())
+    counts = (f"{int(short.sum())} of the {len(results)} weak-basis falloff runs of this page ({rot} "
+              f"under rotated Adam, {plain} under plain Adam) remove less than {criteria.REMOVAL_MIN} "
+              "of difference at full dose")
+    methods = (f"With removal measured against the null of another op, {int(short.sum())} of the "
+               f"{len(results)} falloff runs of the report's weak-basis regime ({rot} under rotated "
+               f"Adam, {plain} under plain Adam) remove less than {criteria.REMOVAL_MIN} of difference "
+               "at full dose. The criterion was set for the earlier ratio, against the evidence null, "
+               "and the method has not been calibrated again.")
+    return counts + ", the calibration's criterion", methods
+
+
+def question_table(shown: dict[str, dict], question: str, caption: str):
+    """One question's figures, one column per regime."""
+    df = findings.question_table({title(r).capitalize(): findings.facts(t) for r, t in shown.items()},
+                                 question)
+    return df.style.set_caption(caption + " Median (min to max) over seeds; rotated: the "
+                                "rotated-Adam runs, plain: their plain-Adam twins.")
+
+
+def criteria_tables(shown: dict[str, dict]) -> tuple[list, str]:
+    """Each regime's falloff runs against the calibration criteria, and the sentence counting
+    those that meet every one."""
+    tables, met = [], []
+    for r, x in shown.items():
+        t = findings.criteria_table(x["results"], x["alignment"], x["dose"])
+        met.append(f"in the {title(r)}, {findings.criteria_text(t)}")
+        tables.append(captioned(t.drop(columns="meets all"), {c: c for c in t.columns if c != "meets all"},
+                                f"Each falloff run against the calibration's criteria, {title(r)}: "
+                                + "; ".join(findings.CRITERIA.values()) + ". The figure each criterion "
+                                "reads, and how many of the five the run meets."))
+    return tables, "; ".join(met)
+
+
+E2_HEADERS = {
+    "seed": "seed",
+    "raw_removal_rotated": "raw removal ↑ rotated", "raw_removal_stored": "raw removal ↑ stored",
+    "control_drop_rotated": "control drop ↓ rotated", "control_drop_stored": "control drop ↓ stored",
+    "control_other_ops_rotated": "control, other ops ↓ rotated",
+    "control_other_ops_stored": "control, other ops ↓ stored",
+    "net_removal_rotated": "net removal ↑ rotated", "net_removal_stored": "net removal ↑ stored",
+    "over_removal_rotated": "over-removal rotated", "over_removal_stored": "over-removal stored",
+    "spill_rotated": "spill ↓ rotated",
+    "raw_spill_rotated": "raw spill ↓ rotated", "raw_spill_stored": "raw spill ↓ stored",
+    "landing_rotated": "landing rotated", "task_change_rotated": "task change rotated",
+    "control_cos_e1_spike_rotated_rotated": "cos(e₁, control spike) rotated (– no spike)",
+    "removal_net_of_reference_rotated": "removal net of reference ↑ rotated",
+    "removal_net_of_reference_stored": "removal net of reference ↑ stored"}
+
+
+def e2_table(e2: pd.DataFrame, regime: str):
+    return by_seed(e2, E2_HEADERS, f"E2 per seed (columns), {title(regime)}, full dose. Raw removal: "
+                   "drop of difference on the anchored run as a share of its span (clean score minus "
+                   "the null, the level of a model doing another op). Control drop: the same on the "
+                   "control under the same edit. Control, other ops: the largest drop of another op on "
+                   "the control. Net removal: raw removal minus control drop. Over-removal: the edited "
+                   "score of difference fell below the null beyond sampling error. Spill: the largest "
+                   "extra drop of another op on the anchored run over the control, over all doses. Raw "
+                   "spill: the largest drop of another op on the anchored run. Landing: share of edited "
+                   "difference answers equal to another op's answer. Task change: mean clean score, "
+                   "anchored minus control. cos(e₁, control spike): between e₁ and the control's "
+                   "largest-energy rotated axis, where it has a spike. Removal net of reference: raw "
+                   "removal minus the median removal of reference directions. Stored: the plain-Adam "
+                   "twin at the same seed. ↑/↓: the better direction.")
+
+
+def _e3_headers() -> dict[str, str]:
+    from anchorkit.task import SYNTAX
+
+    h = {"seed": "seed",
+         "control_top_share_rotated_rotated": "top rotated share, control",
+         "anchored_top_share_rotated_rotated": "top rotated share, falloff",
+         "control_spike_share_rotated_rotated": "spike share, control",
+         "anchored_spike_share_rotated_rotated": "spike share, falloff",
+         "control_top_share_axes_rotated": "top-axis share, control",
+         "anchored_top_share_axes_rotated": "top-axis share, falloff"}
+    for role, label in (("control", "control"), ("anchored", "falloff")):
+        for sym in SYNTAX:
+            h[f"{role}_syntax_cos_{sym}_rotated_rotated"] = f"|cos| of “{sym}”, {label}"
+    h.update({"control_cos_e1_spike_rotated_rotated": "cos(e₁, spike), control",
+              "anchored_cos_e1_spike_rotated_rotated": "cos(e₁, spike), falloff",
+              "moved_rotated_rotated": "spike moved"})
+    return h
+
+
+def e3_table(e3: pd.DataFrame, regime: str):
+    return by_seed(e3, _e3_headers(), f"E3 per seed (columns), {title(regime)}, rotated runs, last "
+                   "slice. Top rotated share: the largest energy share along the seed's rotated axes. "
+                   "Spike share: the share of the spike, the rotated axis with at least twice the "
+                   "energy of any other at the syntax positions (– where the run has none). Top-axis "
+                   "share: the largest along the coordinate axes. |cos| of “s”: the largest |cos| "
+                   "between the embedding of syntax token s and any rotated axis. cos(e₁, spike): "
+                   "between e₁ and the run's spike. Spike moved: falloff's spike is a different "
+                   "rotated axis from the control's (– unless both have a spike).")
+
+
+NOTABLE_HEADERS = {"optimizer": "optimizer", "seed": "seed", "kind": "direction", "index": "index",
+                   "cost": "cost", "share": "energy share", "cos_e1": "cos with e₁",
+                   "same": "is the top-energy one", "median_cost": "median cost of the basis"}
+
+
+def notable_table(notable: pd.DataFrame, regime: str):
+    """The directions of note of each control of one regime."""
+    n = (notable[notable.role == "control"].assign(same=lambda d: d.is_top_energy)
+         .sort_values(["optimizer", "seed", "kind"])
+         .assign(optimizer=lambda d: d.optimizer.map(findings.ARMS)))
+    return captioned(n, NOTABLE_HEADERS,
+                     f"Directions of note of each control, {title(regime)}, along its own basis "
+                     "(coordinate axes under plain Adam, rotated axes under rotated Adam): the "
+                     "top-energy direction, the one holding the syntax tokens (– where no token's |cos| "
+                     "is above chance) and the costliest, with the median cost of the basis beside it.")
+
+
+def prediction_figures(shown: dict[str, dict], notable: dict[str, pd.DataFrame]
+                       ) -> tuple[dict[str, str], dict[str, pd.DataFrame]]:
+    """The two predictions of our own, per regime: glued verdicts, and the mirror tests."""
+    glued, verdicts = {}, {}
+    for r in REPORT:
+        s = GLUE_SUFFIX[r]
+        if r not in shown:
+            glued[f"pred-mirror{s}"] = glued[f"pred-e1{s}"] = glued[f"syntax-vector{s}"] = NOT_YET
+            continue
+        x = shown[r]
+        verdicts[r] = mirror.mirror_test(mirror.own_basis_measures(x["results"], x["spectra"], x["basis"]))
+        holds, text = mirror.mirror_verdict(verdicts[r])
+        glued[f"pred-mirror{s}"] = f"{text}: {'the prediction holds' if holds else 'the prediction fails'}"
+        e1_holds, e1_text = mirror.e1_verdict(mirror.e1_syntax_axis(notable[r]))
+        glued[f"pred-e1{s}"] = (f"{e1_text}: " + ("the prediction holds" if e1_holds else
+                                                  "the prediction fails, a finding to explain"))
+        glued[f"syntax-vector{s}"] = findings.syntax_vector_text(notable[r])
+    return glued, verdicts
+
+
+def later_figures(reports_dir: Path, shown: dict[str, dict]) -> dict[str, str]:
+    """The reference-baseline study's moved count along the axes, per regime."""
+    out = {}
+    for r in REPORT:
+        ref = reports_path(reports_dir, r) / "reference-baseline" / "results.parquet"
+        if r in shown and ref.exists():
+            t = pd.read_parquet(ref)
+            out[f"later-moved{GLUE_SUFFIX[r]}"] = count_moved(t.moved_axes, t.anchored_has_spike_axes,
+                                                              t.control_has_spike_axes)
+        else:
+            out[f"later-moved{GLUE_SUFFIX[r]}"] = ("is not measured yet (run the reference-baseline "
+                                                   "study in this regime)")
+    return out
+
+
+def scout_text(reports_dir: Path) -> str:
+    """The scout's decision and findings in a paragraph, or why there are none."""
+    from anchorkit import scout, scout_findings
+    from anchorkit.provenance import read_tables
+
+    where = Path(reports_dir) / scout.SCOUT
+    if not (where / "decision.parquet").exists():
+        return "The scout has not been run yet, so this page says nothing about other regimes."
+    sc = read_tables(where)
+    found = scout_findings.premise_findings(sc["premise"])
+    return (scout_findings.decision_text(sc["decision"].iloc[0], sc["regimes"]) + " "
+            + ". ".join(found[k] for k in ("size", "reversal", "function", "elsewhere", "growth")) + ".")
+
+
+def viability_figures(reports_dir: Path) -> dict[str, str]:
+    from anchorkit import viability
+    from anchorkit.provenance import read_tables
+
+    where = reports_path(reports_dir, SECOND) / "viability"
+    return {"pred-regime": SECOND,
+            "pred-viability-outcome": (viability.decision_text(read_tables(where))
+                                       if (where / "provenance.json").exists()
+                                       else "The check has not been run yet.")}
+
+
+def screen_scope(reports_dir: Path) -> str:
+    """What the loss-rate screen says about eight runs' losses (``report.screen_scope``)."""
+    from anchorkit.report import measured_before_bounded_removal
+    from anchorkit.report import screen_scope as scope
+
+    screen = Path(reports_dir) / "loss-rate-screen"
+    if not (screen / "rate.parquet").exists():
+        return scope(None)
+    earlier = measured_before_bounded_removal(pd.read_parquet(screen / "results.parquet"))
+    return scope(pd.read_parquet(screen / "rate.parquet"), earlier)
