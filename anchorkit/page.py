@@ -126,6 +126,8 @@ def study_page(study: str, seeds, profile: str = "paper", epochs: int | None = N
     from anchorkit.studies import run_study, shown_regimes
 
     one_line_parameter_errors()
+    if regimes is not None and not side_by_side:
+        raise ParameterError("regimes", regimes, f"the {study} page shows one regime only")
     reports_dir = reports_root(reports_dir)
     seeds = check_seeds(seeds)
     page = StudyPage(study, seeds, reports_dir, RunStore(store_dir))
