@@ -38,7 +38,8 @@ def random_directions(n: int, d_model: int, seed: int = RANDOM_DIRECTIONS_SEED) 
 
 
 def project_out(x: torch.Tensor, d: torch.Tensor, dose: float) -> torch.Tensor:
-    """x − δ (x·d) d along the last axis; d is a unit vector (D,) or one per run (E, D)."""
+    """x − δ (x·d) d along the last axis; d is a unit vector (D,), one per run (E, D), or any
+    shape that broadcasts against x (the sweep's (E, c, 1, 1, D): c directions per run)."""
     if d.dim() == 2:  # one direction per run: broadcast over (E, B, T, D)
         d = d.view(d.shape[0], *([1] * (x.dim() - 2)), d.shape[1])
     return x - dose * (x * d).sum(-1, keepdim=True) * d

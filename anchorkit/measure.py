@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from anchorkit import criteria
+from anchorkit.edit import project_out
 from anchorkit.model import Hook, Transformer
 from anchorkit.recipes import alignment
 from anchorkit.task import DIFFERENCE, OPS, Batch, n_numbers, positions
@@ -160,9 +161,8 @@ def edited_predictions(model: Transformer, batch: Batch, directions: torch.Tenso
         c = d.shape[1]
         dd = d[:, :, None, None, :]  # (E, c, 1, 1, D)
 
-        def project(x, dd=dd, c=c):
-            xs = x.view(E, c, B, *x.shape[2:])
-            return (xs - dose * (xs * dd).sum(-1, keepdim=True) * dd).view_as(x)
+        def project(x, dd=dd, c=c):  # the edit of each member's c directions, side by side
+            return project_out(x.view(E, c, B, *x.shape[2:]), dd, dose).view_as(x)
 
         hooks = {s: project for s in range(model.n_slices)}
         logits = model(batch.tokens.repeat(c, 1), hooks=hooks)
@@ -175,12 +175,6 @@ def scores_of_predictions(predicted: torch.Tensor, batch: Batch) -> torch.Tensor
     """Per-op accuracy (…, n_ops) of query predictions (…, B)."""
     correct = (predicted == batch.targets[:, -1]).float()
     return torch.stack([correct[..., batch.ops == op].mean(-1) for op in range(len(OPS))], dim=-1)
-
-
-def edited_scores(model: Transformer, batch: Batch, directions: torch.Tensor, dose: float,
-                  chunk: int = 8) -> torch.Tensor:
-    """Scores (E, n, n_ops) with each direction projected out (see ``edited_predictions``)."""
-    return scores_of_predictions(edited_predictions(model, batch, directions, dose, chunk), batch)
 
 
 # ---------------------------------------------------------------------- removal and spill

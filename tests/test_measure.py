@@ -6,7 +6,7 @@ import torch
 from anchorkit import ModelConfig, TaskConfig
 from anchorkit.edit import coordinate_axes, e1, projection_edit, random_directions, rotated_axes
 from anchorkit.measure import (contexts_per_op, cos_e1, direction_cost, drop, edited_predictions,
-                               edited_scores, energy_shares, kept, kurtosis, landing,
+                               energy_shares, kept, kurtosis, landing,
                                last_slice_states, moved, null_of_other_ops, op_scores,
                                other_ops_drop, over_removal, reference_baseline, removal,
                                removal_error, scores_of_predictions, span, spike, spill,
@@ -46,8 +46,9 @@ def test_a_model_that_never_uses_e1_has_zero_drop(probe):
 
 def test_dose_zero_edit_has_zero_drop(model, probe):
     clean = op_scores(model, probe.clean)
-    assert torch.equal(drop(clean, edited_scores(model, probe.clean, random_directions(3, 64), 0.0)[:, 0]),
-                       torch.zeros_like(clean))
+    edited = scores_of_predictions(edited_predictions(model, probe.clean, random_directions(3, 64),
+                                                      0.0), probe.clean)
+    assert torch.equal(drop(clean, edited[:, 0]), torch.zeros_like(clean))
 
 
 def test_batched_sweep_matches_one_direction_at_a_time(model, probe):

@@ -123,8 +123,8 @@ def test_regimes_are_configuration_and_the_scout_stays_off_the_paper_seeds():
 
 @pytest.mark.slow
 def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
-    from anchorkit.measure import direction_cost, drop, edited_scores, energy_shares, \
-        last_slice_states, op_scores
+    from anchorkit.edit import projection_edit
+    from anchorkit.measure import direction_cost, drop, energy_shares, last_slice_states, op_scores
     from anchorkit.store import RunStore
     from anchorkit.provenance import read_tables
     from anchorkit.task import probe_set
@@ -159,9 +159,8 @@ def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
     shares = energy_shares(last_slice_states(model, batch), torch.eye(64))[0]
     assert row["top_axes"] == int(shares.argmax())
     assert row["top_share_axes"] == pytest.approx(float(shares.max()))
-    cost = direction_cost(drop(op_scores(model, batch),
-                               edited_scores(model, batch, torch.eye(64)[row["top_axes"]][None],
-                                             1.0)[:, 0]))
+    top = projection_edit(torch.eye(64)[row["top_axes"]], 1.0, model.n_slices)
+    cost = direction_cost(drop(op_scores(model, batch), op_scores(model, batch, top)))
     assert row["top_cost"] == pytest.approx(float(cost[0]))
     where = tables["where"]
     one = where[(where.run == row["run"]) & (where.epochs == 2) & (where.regime == row["regime"])]
