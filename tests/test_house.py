@@ -104,3 +104,25 @@ def test_no_threshold_is_typed_into_a_page():
              if (found := [d for _, s in _cells(nb) for d in decimal.findall(s)
                            if d not in NOT_THRESHOLDS])}
     assert typed == {}
+
+
+# The modules over about 350 lines, each with the one idea it holds. A module that grows past the
+# limit is split, or named here with its one idea; one that shrinks below it leaves the list.
+LONG_LINES = 350
+LONG_MODULES = {
+    "ledger": "the reproduction ledger: each source claim with its figure, reader and rule",
+    "geometry": "the essay's head-level measures: Killing form, sinks, value content, alignment",
+    "scout": "the optimizer scout: its regimes, decision rule, premise measures and run",
+    "findings": "the report page's findings per regime: its figures, tables and answers",
+    "measure": "the measurements on the probe sets",
+    "charts": "the book's figures, one builder per figure kind",
+}
+
+
+def long_modules() -> set[str]:
+    return {p.stem for p in (ROOT / "anchorkit").glob("*.py")
+            if len(p.read_text().splitlines()) > LONG_LINES}
+
+
+def test_every_long_module_is_one_named_idea():
+    assert long_modules() == set(LONG_MODULES)
