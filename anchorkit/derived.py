@@ -95,7 +95,7 @@ def rate_table(results: pd.DataFrame, runs_per_study: int = 8) -> pd.DataFrame:
     """The loss rate under each kept/lost rule (net removal, raw removal) with its exact 95%
     interval, and the probability of at least m losses in a study of ``runs_per_study`` runs
     (m = 1, 2, 3) at that rate and at the interval's ends."""
-    from anchorkit.report import at_least, loss_rate
+    from anchorkit.stats import at_least, loss_rate
 
     rows = []
     for rule, col in (("net removal", "kept"), ("raw removal", "kept_raw")):

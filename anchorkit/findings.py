@@ -13,7 +13,8 @@ import pandas as pd
 
 from anchorkit import criteria
 from anchorkit.formatting import summary
-from anchorkit.report import count, count_moved, loss_rate, paired
+from anchorkit.formatting import count, count_moved, paired
+from anchorkit.stats import loss_rate
 from anchorkit.task import OPS
 
 ARMS = {"rotated": "rotated Adam", "adam": "plain Adam"}

@@ -16,7 +16,7 @@ from typing import Mapping
 import pandas as pd
 
 from anchorkit.config import ParameterError
-from anchorkit.report import seed_text
+from anchorkit.formatting import seed_text
 from anchorkit.store import REPO
 
 REPORTS = REPO / "reports"
@@ -73,11 +73,11 @@ def provenance_block(prov: Mapping, where=None) -> str:
 
 
 def glue(key: str, value, text: bool = False) -> None:
-    """Glue one figure into the page's prose, marked as computed (``report.glued``); with
+    """Glue one figure into the page's prose, marked as computed (``formatting.glued``); with
     ``text``, as plain text for another page's ``{glue:text}``."""
     from myst_nb import glue as _glue
 
-    from anchorkit.report import glued
+    from anchorkit.formatting import glued
 
     _glue(key, value if text else glued(value), display=False)
 

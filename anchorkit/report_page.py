@@ -15,7 +15,7 @@ import pandas as pd
 
 from anchorkit import criteria, findings, mirror
 from anchorkit.regimes import GLUE_SUFFIX, REPORT, SECOND, WEAK, reports_path, title
-from anchorkit.report import by_seed, captioned, count_moved
+from anchorkit.formatting import by_seed, captioned, count_moved
 
 NOT_YET = ("the second regime's tables are not computed yet (`python -m scripts.execute_studies "
            f"--compute --regime {SECOND} rotated-basis`)")
@@ -226,9 +226,8 @@ def viability_figures(reports_dir: Path) -> dict[str, str]:
 
 
 def screen_scope(reports_dir: Path) -> str:
-    """What the loss-rate screen says about eight runs' losses (``report.screen_scope``)."""
-    from anchorkit.report import measured_before_bounded_removal
-    from anchorkit.report import screen_scope as scope
+    """What the loss-rate screen says about eight runs' losses (``supporting.screen_scope``)."""
+    from anchorkit.supporting import measured_before_bounded_removal, screen_scope as scope
 
     screen = Path(reports_dir) / "loss-rate-screen"
     if not (screen / "rate.parquet").exists():

@@ -180,7 +180,7 @@ def findings_list(premise: pd.DataFrame) -> str:
 
 
 def levels_table(levels: pd.DataFrame):
-    from anchorkit.report import captioned
+    from anchorkit.formatting import captioned
 
     return captioned(cost_first(levels), {"regime": "regime", "epochs": "epochs",
                                           "level": "level (weakest seed)",
@@ -203,7 +203,7 @@ ROTATED_HEADERS = {
 
 def premise_tables(premise: pd.DataFrame) -> list:
     """The plain-Adam controls and their rotated twins, per regime, length and seed."""
-    from anchorkit.report import captioned
+    from anchorkit.formatting import captioned
 
     by_seed = premise_by_seed(premise.assign(syntax_kth_axes=syntax_kth(premise)))
     keys = {"regime": "regime", "epochs": "epochs", "seed": "seed"}
@@ -226,7 +226,7 @@ WHERE_HEADERS = {
 
 
 def where_table(where: pd.DataFrame):
-    from anchorkit.report import captioned
+    from anchorkit.formatting import captioned
 
     w = where_summary(where)
     return captioned(w[w.epochs == w.epochs.max()].sort_values(["regime", "optimizer", "seed"]),
@@ -245,7 +245,7 @@ ANCHOR_HEADERS = {
 
 def anchors_table(anchors: pd.DataFrame):
     """Falloff against its control where the rule called for it, or None when it never did."""
-    from anchorkit.report import captioned
+    from anchorkit.formatting import captioned
 
     if not len(anchors):
         return None

@@ -13,8 +13,8 @@ import pandas as pd
 
 from anchorkit import criteria
 from anchorkit.formatting import summary
-from anchorkit.report import (NO_LOSS_NOTE, by_seed, captioned, chance_of_losses, count,
-                              count_moved, paired, pearson)
+from anchorkit.formatting import by_seed, captioned, count, count_moved, number, paired
+from anchorkit.stats import pearson
 from anchorkit.task import OPS
 
 # ------------------------------------------------------------------------------ control
@@ -169,3 +169,81 @@ def rate_table(rate: pd.DataFrame):
     return captioned(rate, RATE_HEADERS,
                      "Loss rate under each kept/lost rule with its exact (Clopper–Pearson) 95% "
                      "interval, and the probability of at least m losses among eight runs at that rate.")
+
+
+NO_LOSS_NOTE = "(at the upper end of the interval: with no loss seen, the rate itself is 0)"
+
+
+def chance_of_losses(rate_row, m: int) -> str:
+    """The probability of at least m losses in a study, from a row of the screen's rate table:
+    ``p (low to high ...)`` at the rate and at the ends of its interval; with no loss observed
+    the rate is 0, so only the upper end says anything: ``at most high`` (``NO_LOSS_NOTE`` says
+    why, once per sentence)."""
+    p, low, high = (float(rate_row[f"p_at_least_{m}{k}"]) for k in ("", "_low", "_high"))
+    if float(rate_row["losses"]) == 0:
+        return f"at most {high:.2f}"
+    return f"{p:.2f} ({low:.2f} to {high:.2f} at the interval's ends)"
+
+
+def screen_scope(rate: pd.DataFrame | None, earlier_definitions: bool = False) -> str:
+    """The report's scope sentence on lost anchors, from the loss-rate screen's ``rate`` table
+    (its net-removal row), or, without one, a sentence that makes no claim; with
+    ``earlier_definitions`` it says that the screen was measured under the earlier ones."""
+    if rate is None:
+        return ("The loss-rate screen that would provide it has not been run yet, so this page "
+                "makes no claim that a given number of losses is, or is not, an effect of the "
+                "rotation.")
+    r = rate.set_index("rule").loc["net removal"]
+    n = int(r["study_runs"])
+
+    def p(m: int) -> str:
+        return chance_of_losses(r, m)
+
+    return (f"The loss-rate screen ({int(r['runs'])} seeds of falloff under plain Adam, "
+            f"{int(r['losses'])} lost) puts the loss rate at {r['rate']:.3f} (exact 95% interval "
+            f"{r['low']:.3f} to {r['high']:.3f}); at that rate {n} runs show at least one loss "
+            f"with probability {p(1)}, at least two with {p(2)} and at least three with {p(3)}"
+            + (f" {NO_LOSS_NOTE}." if int(r["losses"]) == 0 else ".") + (
+                " These counts use the earlier removal, against the evidence null "
+                "(see the screen's page)." if earlier_definitions else ""))
+
+
+def measured_before_bounded_removal(results: pd.DataFrame) -> bool:
+    """Whether a study's ``results`` table predates removal against the null of another op (it
+    has no over-removal column): its removals are ratios to the evidence null."""
+    return "over_removal" not in results.columns
+
+
+EARLIER_DEFINITIONS = (
+    "This screen's tables were measured before removal was taken against the null of another op "
+    "and before the spike needed to stand out: its removals are ratios to the evidence null and "
+    "its spike is the largest-share axis. Its runs' weights are not in the repository (too large "
+    "to publish), so re-measuring it means retraining them.")
+
+
+def rerun_verdict(comparison: pd.DataFrame, prov: dict) -> str:
+    """What a re-run from scratch showed, from its comparison table and its provenance record
+    (``scripts.rerun_compare``): the machine and kernels it ran on, whether the retrained weights
+    equal the published ones bit for bit, and how many values of the results table agree."""
+    k = prov.get("kernels")
+    where = ("on a machine that was not recorded" if not k else
+             f"on {k['cpu']} ({', '.join(k['vector_extensions']) or 'no vector extensions'}; torch "
+             f"kernels {k['capability']}, "
+             + ("pinned to AVX2" if k.get("pinned") else "the machine's own, not pinned")
+             + f"; {k['threads']} thread{'s' * (k['threads'] != 1)})")
+    n, out = len(comparison), int((~comparison.within_tolerance).sum())
+    tol = prov["tolerance"]
+    weights = prov.get("weights_bitwise_equal")
+    largest = number(float(comparison.difference.abs().max()), ".2g") if n else "–"
+    values = (f"all {n} values of its results table agree within {tol:g}" if out == 0 else
+              f"{out} of {n} values of its results table differ beyond {tol:g} (largest {largest})")
+    if weights is None:
+        w = "whether its weights equal the published ones was not recorded"
+    elif all(weights.values()):
+        w = (f"its final weights equal the published ones bit for bit ({len(weights)} of "
+             f"{len(weights)} runs)")
+    else:
+        w = (f"its final weights differ from the published ones ({sum(weights.values())} of "
+             f"{len(weights)} runs equal): training here rounded differently from the machine "
+             "that trained them")
+    return f"Retrained from scratch {where}, {w}; {values}."

@@ -196,7 +196,7 @@ def findings_text(tables: dict[str, pd.DataFrame]) -> str:
 
 def anchor_page_table(tables: dict[str, pd.DataFrame]):
     """``anchor_table`` as a reader's table, with its caption."""
-    from anchorkit.report import captioned
+    from anchorkit.formatting import captioned
 
     t = anchor_table(tables)
     return captioned(t, {c: c for c in t.columns},

@@ -20,7 +20,7 @@ def test_compare_pairs_runs_and_flags_what_differs():
 
 
 def test_the_rerun_verdict_says_what_it_ran_on_and_gives_each_outcome():
-    from anchorkit.report import rerun_verdict
+    from anchorkit.supporting import rerun_verdict
 
     cmp = pd.DataFrame({"within_tolerance": [True, True], "difference": [0.0, 1e-8]})
     k = {"cpu": "AMD EPYC", "vector_extensions": ["avx2", "avx512f"], "capability": "AVX2",

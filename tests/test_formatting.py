@@ -1,8 +1,11 @@
+"""How numbers, counts and loss rates read on a page (formatting, stats, and the screen's
+sentences in supporting), on constructed cases."""
+
 import pandas as pd
 import pytest
 
-from anchorkit.formatting import summary
-from anchorkit.report import at_least, count, loss_rate, paired
+from anchorkit.formatting import count, paired, summary
+from anchorkit.stats import at_least, loss_rate
 
 
 def test_summary_is_median_with_range_and_ignores_missing():
@@ -35,7 +38,7 @@ def test_at_least_m_losses_in_n():
 def test_screen_scope_reads_the_net_removal_row_of_the_rate_table():
     import pandas as pd
 
-    from anchorkit.report import screen_scope
+    from anchorkit.supporting import screen_scope
     from anchorkit.derived import rate_table
 
     results = pd.DataFrame({"kept": [True] * 38 + [False] * 2,
@@ -50,7 +53,7 @@ def test_screen_scope_reads_the_net_removal_row_of_the_rate_table():
 
 
 def test_a_moved_count_names_its_denominator_and_the_seeds_it_leaves_out():
-    from anchorkit.report import count_moved
+    from anchorkit.formatting import count_moved
 
     # 8 seeds: both runs have a spike on 2 (one moved), one run only on 4, neither on 2
     has_a = [True, True, True, True, False, False, False, False]
@@ -64,7 +67,7 @@ def test_a_moved_count_names_its_denominator_and_the_seeds_it_leaves_out():
 
 
 def test_seed_text_reads_a_run_of_seeds_as_a_range():
-    from anchorkit.report import seed_text
+    from anchorkit.formatting import seed_text
 
     assert seed_text(range(800, 840)) == "800–839"
     assert seed_text([704, 706]) == "704, 706" and seed_text([1, 2, 4]) == "1, 2, 4"
@@ -72,7 +75,7 @@ def test_seed_text_reads_a_run_of_seeds_as_a_range():
 
 
 def test_with_no_loss_observed_only_the_upper_end_of_the_interval_is_quoted():
-    from anchorkit.report import chance_of_losses, screen_scope
+    from anchorkit.supporting import chance_of_losses, screen_scope
     from anchorkit.derived import rate_table
 
     none_lost = rate_table(pd.DataFrame({"kept": [True] * 40, "kept_raw": [True] * 40}))

@@ -1,0 +1,36 @@
+"""The statistics the pages quote: how often runs lose their anchor (with its exact binomial
+interval), the chance of at least m losses at a rate, and Pearson r over defined pairs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def loss_rate(kept_flags, confidence: float = 0.95) -> dict:
+    """How often runs lost their anchor: losses k of n, the rate k/n and its exact binomial
+    (Clopper–Pearson) interval."""
+    from scipy.stats import binomtest
+
+    kept = pd.Series(kept_flags).astype(bool)
+    n, k = len(kept), int((~kept).sum())
+    if n == 0:
+        raise ValueError("kept_flags: expected at least one run")
+    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
+    return {"losses": k, "runs": n, "rate": k / n, "low": float(ci.low), "high": float(ci.high)}
+
+
+def at_least(m: int, n: int, rate: float) -> float:
+    """The probability of at least ``m`` losses in ``n`` runs when each loses with ``rate``."""
+    from scipy.stats import binom
+
+    return float(binom.sf(m - 1, n, rate))
+
+
+def pearson(x, y) -> tuple[float, int]:
+    """Pearson r and n over the pairs where both are defined."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < 3:
+        return float("nan"), int(ok.sum())
+    return float(np.corrcoef(x[ok], y[ok])[0, 1]), int(ok.sum())
