@@ -9,11 +9,14 @@ a result; the thresholds come from ``anchorkit.criteria``.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pandas as pd
 
 from anchorkit import criteria
-from anchorkit.formatting import summary
-from anchorkit.formatting import by_seed, captioned, count, count_moved, number, paired
+from anchorkit.formatting import (by_seed, captioned, count, count_moved, number, paired, seed_text,
+                                  summary)
 from anchorkit.stats import pearson
 from anchorkit.task import OPS
 
@@ -247,3 +250,55 @@ def rerun_verdict(comparison: pd.DataFrame, prov: dict) -> str:
              f"{len(weights)} runs equal): training here rounded differently from the machine "
              "that trained them")
     return f"Retrained from scratch {where}, {w}; {values}."
+
+
+def kernels_text(prov: dict) -> str:
+    """How a table's torch CPU kernels ran, from its provenance record: ``AVX2, pinned`` (the
+    pin that makes float32 results the same on every x86-64 machine with AVX2), the machine's
+    own capability when not pinned, or ``not recorded`` (tables written before the record)."""
+    k = prov.get("kernels")
+    if not k:
+        return "not recorded"
+    return f"{k['capability']}, pinned" if k.get("pinned") else f"{k['capability']}, machine's own"
+
+
+def provenance_table(reports_dir) -> tuple[pd.DataFrame, set[str]]:
+    """One row per ``provenance.json`` under ``reports_dir`` (where each table folder comes
+    from: study, regime, seeds, epochs, runs, commit, date, machine, kernels, wall minutes), and
+    the profiles they were computed at."""
+    from anchorkit.regimes import WEAK, title
+
+    rows, profiles = [], set()
+    for f in sorted(Path(reports_dir).glob("**/provenance.json")):
+        p = json.loads(f.read_text())
+        profiles.add(p["profile"])
+        regime = ("several" if p["study"] == "optimizer-scout"
+                  else title(p.get("regime", WEAK)).removesuffix(" regime"))
+        rows.append({"tables": str(f.parent.relative_to(reports_dir)) + "/", "study": p["study"],
+                     "regime": regime, "seeds": seed_text(p["seeds"]), "epochs": p["epochs"],
+                     "runs": len(p["runs"]), "commit": (p["commit"] or "")[:10],
+                     "computed": p["date"][:16].replace("T", " "),
+                     "machine": (p.get("machine") or "not recorded").removesuffix(", x86_64"),
+                     "kernels": kernels_text(p), "minutes": round(p["wall_seconds"] / 60, 1)})
+    return pd.DataFrame(rows), profiles
+
+
+def rerun_summary(reports_dir):
+    """The re-run from scratch (``reports/rerun/``, ``scripts.rerun_compare``): a sentence (which
+    study and seeds, when, from which commit, and ``rerun_verdict``) and a table per run of the
+    values compared, how many agree and the largest difference; None when there is no re-run."""
+    f = Path(reports_dir) / "rerun" / "comparison.parquet"
+    if not f.exists():
+        return None
+    cmp = pd.read_parquet(f)
+    prov = json.loads((f.parent / "provenance.json").read_text())
+    table = (cmp.groupby(["run", "seed"])
+             .agg(values=("column", "size"), within=("within_tolerance", "sum"),
+                  largest=("difference", lambda d: d.abs().max()))
+             .reset_index()
+             .rename(columns={"values": "values compared", "within": "within the tolerance",
+                              "largest": "largest difference"}))
+    sentence = (f"Study *{prov['study']}*, seeds {', '.join(map(str, prov['seeds']))}, re-run on "
+                f"{prov['date'][:10]} from commit `{(prov['commit'] or '')[:10]}`; tolerance "
+                f"{prov['tolerance']:g}. " + rerun_verdict(cmp, prov))
+    return sentence, table
