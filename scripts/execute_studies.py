@@ -9,9 +9,12 @@ named studies are (re)computed from their runs (trained, loaded from the store o
 ``published/``) and their answers (cached in the run store), even where tables are committed:
 after a change to a measure, this re-derives the tables without retraining.
 
-With ``--regime R`` (and ``--compute``) the named studies are computed in regime R instead
-(``reports/<R>/<study>/``, e.g. the report's second regime), and their pages then executed on the
-committed tables of every regime they show.
+``--compute`` alone executes each named study's page without reusing tables, so the page
+computes the study in **every regime it shows**: the weak-basis regime, and the second regime too
+where its tables are committed (the report and the reference-baseline page show both). With
+``--regime R`` (and ``--compute``) the named studies are computed in regime R only
+(``reports/<study>/`` for the weak-basis regime, ``reports/<R>/<study>/`` for another), and their
+pages then executed on the committed tables of every regime they show.
 
 usage: python -m scripts.execute_studies [--compute [--regime R]] [study ...]
 """
@@ -87,7 +90,7 @@ def main(argv=None) -> None:
     args = list(argv if argv is not None else sys.argv[1:])
     compute = "--compute" in args
     args = [a for a in args if a != "--compute"]
-    regime = None
+    regime = None  # None: every regime each page shows
     if "--regime" in args:
         i = args.index("--regime")
         if i + 1 >= len(args) or not compute:
@@ -100,9 +103,7 @@ def main(argv=None) -> None:
             check_regime(regime)
         except ValueError as e:
             raise SystemExit(f"--regime: {e}") from None
-        if regime == WEAK:
-            regime = None  # the weak-basis regime is what --compute alone computes
-        elif regime not in REPORT:
+        if regime not in REPORT:
             raise SystemExit(f"--regime: the report's studies run in {', '.join(REPORT)}")
     names = list(STUDIES) + [ESSAY, scout.SCOUT] + list(PAGES_ONLY)
     if compute and not args:
@@ -119,7 +120,8 @@ def main(argv=None) -> None:
             if study not in STUDIES:
                 raise SystemExit(f"--regime: {study} is not a study of runs ({', '.join(STUDIES)})")
             t = time.perf_counter()
-            run_study(study, DEFAULT_SEEDS[study], "paper", reports_dir=ROOT / "reports", regime=regime)
+            run_study(study, DEFAULT_SEEDS[study], "paper", reports_dir=ROOT / "reports",
+                      regime=None if regime == WEAK else regime)
             print(f"{study}: computed in the {regime} regime in {time.perf_counter() - t:.0f} s")
         compute = False  # the pages then read every regime's tables
     for study in studies:

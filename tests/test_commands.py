@@ -65,3 +65,30 @@ def test_the_scout_refuses_a_length_below_one_before_training():
 
     with pytest.raises(ParameterError, match="lengths"):
         scout.run_scout(["weak-basis"], lengths=[-1, 2], profile="quick", progress=False)
+
+
+def test_execute_studies_computes_what_its_regime_flag_names(monkeypatch):
+    """``--compute --regime R`` computes regime R only, then executes the pages on the committed
+    tables (reuse); ``--compute`` alone executes the pages without reuse, so that a page computes
+    every regime it shows. Nothing is trained or executed here: both steps are recorded."""
+    import anchorkit.studies as studies
+    import scripts.execute_studies as ex
+    from anchorkit.regimes import SECOND, WEAK
+
+    ran, executed = [], []
+    monkeypatch.setattr(studies, "run_study",
+                        lambda study, seeds, profile, regime=None, **kw: ran.append((study, regime)))
+    monkeypatch.setattr(ex.pm, "execute_notebook",
+                        lambda src, dst, parameters, **kw: executed.append((Path(src).stem,
+                                                                            parameters["reuse"])))
+    monkeypatch.setattr(ex, "hide_injected_parameters", lambda path: None)
+    ex.main(["--compute", "--regime", WEAK, "rotated-basis"])
+    assert (ran, executed) == ([("rotated-basis", None)], [("rotated-basis", True)])
+    ran.clear(), executed.clear()
+    ex.main(["--compute", "--regime", SECOND, "reference-baseline"])
+    assert (ran, executed) == ([("reference-baseline", SECOND)], [("reference-baseline", True)])
+    ran.clear(), executed.clear()
+    ex.main(["--compute", "rotated-basis"])
+    assert (ran, executed) == ([], [("rotated-basis", False)])
+    with pytest.raises(SystemExit, match="--regime R: name one regime, with --compute"):
+        ex.main(["--regime", SECOND, "rotated-basis"])
