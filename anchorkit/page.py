@@ -65,11 +65,16 @@ def provenance_block(prov: Mapping, where=None) -> str:
     seeds = seed_text(prov.get("seeds", []))
     versions = prov.get("versions", {})
     minutes = prov.get("wall_seconds", float("nan")) / 60
-    return (f"**Provenance.** Tables `{folder}`, computed {prov.get('date')} "
+    k = prov.get("kernels")  # the machine and the threads every task computed with, where recorded
+    threads = (f"{k['threads']} thread{'s' * (k['threads'] != 1)} per task" if k
+               else f"{prov.get('threads')} thread(s)")
+    machine = (f" on {prov['machine'].removesuffix(', x86_64')}, kernels {k['capability']}"
+               f"{' (pinned)' if k.get('pinned') else ''}" if k and prov.get("machine") else "")
+    return (f"**Provenance.** Tables `{folder}`, computed {prov.get('date')}{machine} "
             f"from commit `{commit}`{dirty}: profile *{prov.get('profile')}*, seeds {seeds}, "
             f"{prov.get('epochs')} epochs, {len(prov.get('runs', {}))} runs; "
             f"torch {versions.get('torch')}, Python {prov.get('python')}, "
-            f"{prov.get('threads')} thread(s); {minutes:.1f} min to train (or load) and measure.")
+            f"{threads}; {minutes:.1f} min to train (or load) and measure.")
 
 
 def glue(key: str, value, text: bool = False) -> None:
