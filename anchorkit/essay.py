@@ -138,7 +138,7 @@ def _classes_and_change(heads: pd.DataFrame, classes_at: str) -> pd.DataFrame | 
 NO_SNAPSHOTS = (f"no run has weights kept at epoch {EARLY_EPOCH} (the published runs carry no "
                 "snapshots; retraining them with `python -m scripts.train_runs --ignore-published` "
                 "keeps them, and with the CPU kernels pinned gives the published runs' weights "
-                "bit for bit)")
+                "bit for bit on the machines where the pin holds: see the Reproducibility page)")
 
 
 def anchors_change_less(heads: pd.DataFrame, classes_at: str = "early") -> dict:

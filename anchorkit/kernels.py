@@ -3,10 +3,12 @@
 float32 kernels round differently on different instruction sets, so a run trained with AVX-512
 kernels ends with other weights than the same run trained with AVX2 ones. Pinning the kernels'
 instruction paths to AVX2 (MKL's conditional numerical reproducibility, oneDNN's ISA limit,
-ATen's CPU capability, which torch.compile's generated code follows too) makes training bitwise
-reproducible across x86-64 machines that have AVX2: retrained on an AVX-512 machine with the pin,
-a published run's weights equal those trained on an AVX2-only machine, bit for bit (BENCHMARKS.md,
-the Reproducibility page).
+ATen's CPU capability, which torch.compile's generated code follows too) aims at training bitwise
+reproducible across x86-64 machines that have AVX2. It held between AMD EPYCs: retrained on an
+AVX-512 EPYC with the pin, a published run's weights equal those trained on an AVX2-only one, bit
+for bit. It did not hold on an Intel Xeon with AVX-512 (2026-12-01: another model of the same
+configuration, so MKL, oneDNN or ATen still take another path there). Each re-run's record is in
+``reports/rerun/<cpu>/``, shown on the Reproducibility page.
 
 ``pin()`` runs when anchorkit is imported, before torch computes anything: it sets the variables
 unless they are already set. ``ANCHORKIT_NATIVE_KERNELS=1`` leaves the machine's own (faster,

@@ -283,22 +283,22 @@ def provenance_table(reports_dir) -> tuple[pd.DataFrame, set[str]]:
     return pd.DataFrame(rows), profiles
 
 
-def rerun_summary(reports_dir):
-    """The re-run from scratch (``reports/rerun/``, ``scripts.rerun_compare``): a sentence (which
-    study and seeds, when, from which commit, and ``rerun_verdict``) and a table per run of the
-    values compared, how many agree and the largest difference; None when there is no re-run."""
-    f = Path(reports_dir) / "rerun" / "comparison.parquet"
-    if not f.exists():
-        return None
-    cmp = pd.read_parquet(f)
-    prov = json.loads((f.parent / "provenance.json").read_text())
-    table = (cmp.groupby(["run", "seed"])
-             .agg(values=("column", "size"), within=("within_tolerance", "sum"),
-                  largest=("difference", lambda d: d.abs().max()))
-             .reset_index()
-             .rename(columns={"values": "values compared", "within": "within the tolerance",
-                              "largest": "largest difference"}))
-    sentence = (f"Study *{prov['study']}*, seeds {', '.join(map(str, prov['seeds']))}, re-run on "
-                f"{prov['date'][:10]} from commit `{(prov['commit'] or '')[:10]}`; tolerance "
-                f"{prov['tolerance']:g}. " + rerun_verdict(cmp, prov))
-    return sentence, table
+def rerun_summaries(reports_dir) -> list[tuple[str, pd.DataFrame]]:
+    """Each re-run from scratch (``reports/rerun/<cpu>/``, ``scripts.rerun_compare``), oldest
+    first: a sentence (which study and seeds, when, from which commit, and ``rerun_verdict``) and a
+    table per run of the values compared, how many agree and the largest difference."""
+    out = []
+    for f in sorted(Path(reports_dir).glob("rerun/*/comparison.parquet")):
+        cmp = pd.read_parquet(f)
+        prov = json.loads((f.parent / "provenance.json").read_text())
+        table = (cmp.groupby(["run", "seed"])
+                 .agg(values=("column", "size"), within=("within_tolerance", "sum"),
+                      largest=("difference", lambda d: d.abs().max()))
+                 .reset_index()
+                 .rename(columns={"values": "values compared", "within": "within the tolerance",
+                                  "largest": "largest difference"}))
+        sentence = (f"Study *{prov['study']}*, seeds {', '.join(map(str, prov['seeds']))}, re-run on "
+                    f"{prov['date'][:10]} from commit `{(prov['commit'] or '')[:10]}`; tolerance "
+                    f"{prov['tolerance']:g}. " + rerun_verdict(cmp, prov))
+        out.append((prov["date"], sentence, table))
+    return [(sentence, table) for _, sentence, table in sorted(out, key=lambda r: r[0])]

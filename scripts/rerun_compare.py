@@ -1,15 +1,16 @@
 """Re-execute a study from scratch (fresh training in an empty run store, published weights
 ignored) for some seeds and compare its tables with the committed ones, seed by seed.
 
-Writes ``reports/rerun/comparison.csv`` (one row per seed and numeric column of ``results``: the
-published value, the re-run value, their difference and whether it is within the tolerance) and
-``reports/rerun/provenance.json``, which records what the re-run ran on (``kernels.record``:
-CPU, vector extensions, torch's CPU capability, MKL/oneDNN versions, the kernel pins, threads) and
-whether each retrained run's final weights equal the published ones bit for bit. With the kernels
-pinned (``anchorkit.kernels``) training is bitwise reproducible across x86-64 machines with AVX2;
-the measures are float32 reductions whose rounding depends on the thread count, so two values
-agree when they differ by at most ``TOLERANCE`` (a few float32 units in the last place of numbers
-of order one).
+Writes ``reports/rerun/<cpu>/comparison.csv`` (``<cpu>`` names this machine's CPU model, so that
+re-runs on several machines stand side by side; one row per seed and numeric column of
+``results``: the published value, the re-run value, their difference and whether it is within the
+tolerance) and ``reports/rerun/<cpu>/provenance.json``, which records what the re-run ran on
+(``kernels.record``: CPU, vector extensions, torch's CPU capability, MKL/oneDNN versions, the
+kernel pins, threads) and whether each retrained run's final weights equal the published ones bit
+for bit. The kernels are pinned to AVX2 (``anchorkit.kernels``) so that training gives the same
+bits across x86-64 machines; the re-runs say on which machines it did. The measures are float32
+reductions whose rounding depends on the thread count, so two values agree when they differ by at
+most ``TOLERANCE`` (a few float32 units in the last place of numbers of order one).
 
 usage: python -m scripts.rerun_compare --study control --seeds 704 [--threads 2]
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from anchorkit import kernels
 from anchorkit.store import RunStore, write_json, write_table
 from anchorkit.studies import STUDIES, run_study, study_runs
 from anchorkit.provenance import provenance
@@ -67,7 +69,7 @@ def main(argv=None):
                    for c in runs}
     published = pd.read_parquet(ROOT / "reports" / args.study / "results.parquet")
     out = compare(published, tables["results"])
-    where = ROOT / "reports" / "rerun"
+    where = ROOT / "reports" / "rerun" / cpu_folder(kernels.cpu_model())
     write_table(where / "comparison.parquet", out, csv=True, verified=False)
     prov = provenance(args.study, args.seeds, "paper", runs, time.perf_counter() - t0)
     write_json(where / "provenance.json", {**prov, "tolerance": TOLERANCE, "executor": "in-process",
@@ -76,6 +78,14 @@ def main(argv=None):
     bad = out[~out.within_tolerance]
     print(f"{len(out)} values compared, {len(bad)} outside {TOLERANCE}; weights bitwise equal to "
           f"published: {sum(weights.values())} of {len(weights)} runs")
+
+
+def cpu_folder(cpu: str) -> str:
+    """A folder name for a CPU model: ``Intel(R) Xeon(R) Processor`` → ``intel-xeon-processor``."""
+    import re
+
+    words = re.sub(r"\((r|tm)\)", " ", cpu.lower())
+    return "-".join(re.findall(r"[a-z0-9]+", words)) or "unknown-cpu"
 
 
 def weights_equal(a: dict, b: dict) -> bool:

@@ -1,5 +1,6 @@
-"""The CPU kernels are pinned to AVX2 paths, so that training is bitwise the same on any x86-64
-machine with AVX2 (an AVX-512 machine included), and the machine is recorded with every run."""
+"""The CPU kernels are pinned to AVX2 paths, so that training is bitwise the same across x86-64
+machines with AVX2 where the pin holds (the AMD EPYCs tried; not the Intel Xeon tried), and the
+machine is recorded with every run."""
 
 import json
 import os
@@ -13,6 +14,22 @@ from anchorkit import kernels
 
 ROOT = Path(__file__).resolve().parent.parent
 X86_AVX2 = "avx2" in kernels.cpu_flags()
+
+
+def cpu_vendor() -> str:
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("vendor_id"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+# On an Intel Xeon with AVX-512 (2026-12-01, reports/rerun/intel-xeon-processor/) the pinned
+# retraining did not give the published weights, trained on an AMD EPYC. Strict: the day it does,
+# this test fails, and the README and the Reproducibility page must say that the pin holds there.
+PIN_FAILS_HERE = cpu_vendor() == "GenuineIntel"
 
 
 @pytest.mark.skipif(not X86_AVX2, reason="the pin applies to x86-64 machines with AVX2")
@@ -38,9 +55,11 @@ def test_the_record_names_the_cpu_its_extensions_and_the_pins():
 
 @pytest.mark.slow
 @pytest.mark.skipif(not X86_AVX2, reason="the pin applies to x86-64 machines with AVX2")
+@pytest.mark.xfail(PIN_FAILS_HERE, strict=True,
+                   reason="the pin does not reproduce AMD-trained weights on the Intel Xeon tried")
 def test_a_published_run_retrains_bitwise_on_this_machine(tmp_path):
-    """control-adam-704 was trained on an AVX2-only machine; with the pin, any x86-64 machine with
-    AVX2 retrains it to the same bits (about 2.5 min of one core)."""
+    """control-adam-704 was trained on an AVX2-only AMD EPYC; with the pin, an AVX-512 EPYC
+    retrains it to the same bits (about 2.5 min of one core); the Intel Xeon tried does not."""
     code = f"""
 import torch, anchorkit
 torch.set_num_threads(1)

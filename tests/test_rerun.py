@@ -36,3 +36,33 @@ def test_the_rerun_verdict_says_what_it_ran_on_and_gives_each_outcome():
     assert "0.36" in differ and "not pinned" in differ
     old = rerun_verdict(cmp, {"tolerance": 1e-9})
     assert "not recorded" in old
+
+
+def test_each_machines_rerun_is_shown_oldest_first(tmp_path):
+    """Re-runs on several CPUs stand side by side (``reports/rerun/<cpu>/``): every record is read,
+    and one machine's verdict does not hide another's."""
+    import json
+
+    from anchorkit.supporting import rerun_summaries
+    from scripts.rerun_compare import cpu_folder
+
+    assert cpu_folder("Intel(R) Xeon(R) Processor") == "intel-xeon-processor"
+    assert cpu_folder("AMD EPYC 7B13 64-Core Processor") == "amd-epyc-7b13-64-core-processor"
+    assert rerun_summaries(tmp_path) == []
+    for cpu, date, same in (("Intel(R) Xeon(R) Processor", "2026-12-02T00:00", False),
+                            ("AMD EPYC", "2026-12-01T00:00", True)):
+        d = tmp_path / "rerun" / cpu_folder(cpu)
+        d.mkdir(parents=True)
+        pd.DataFrame({"run": ["control-adam-704"], "seed": [704], "column": ["net_removal"],
+                      "difference": [0.0 if same else 0.1], "within_tolerance": [same]}
+                     ).to_parquet(d / "comparison.parquet")
+        k = {"cpu": cpu, "vector_extensions": ["avx2"], "capability": "AVX2",
+             "pinned": {"MKL_CBWR": "AVX2"}, "threads": 1}
+        (d / "provenance.json").write_text(json.dumps(
+            {"study": "control", "seeds": [704], "date": date, "commit": "abc", "tolerance": 1e-6,
+             "kernels": k, "weights_bitwise_equal": {"control-adam-704": same}}))
+    out = rerun_summaries(tmp_path)
+    assert len(out) == 2
+    assert "AMD EPYC" in out[0][0] and "bit for bit" in out[0][0]
+    assert "Intel" in out[1][0] and "differ from the published" in out[1][0]
+    assert list(out[1][1]["within the tolerance"]) == [0]
