@@ -3,8 +3,9 @@ text) and their reader's tables, computed from each study's committed tables.
 
 One function per page and table, so that a page notebook is prose, one call per table or
 figure, and its glue: the control (``control_*``), split-anti against falloff (``split_*``), the
-reference baseline (``reference_*``) and the loss-rate screen (``screen_*``). Nothing here knows
-a result; the thresholds come from ``anchorkit.criteria``.
+reference baseline (``reference_*``), the loss-rate screen (``screen_*``, and the report's scope
+sentence drawn from it) and the reproducibility page (``provenance_table``, the re-runs'
+``rerun_summaries``). Nothing here knows a result; the thresholds come from ``anchorkit.criteria``.
 """
 
 from __future__ import annotations
@@ -254,8 +255,9 @@ def rerun_verdict(comparison: pd.DataFrame, prov: dict) -> str:
 
 def kernels_text(prov: dict) -> str:
     """How a table's torch CPU kernels ran, from its provenance record: ``AVX2, pinned`` (the
-    pin that makes float32 results the same on every x86-64 machine with AVX2), the machine's
-    own capability when not pinned, or ``not recorded`` (tables written before the record)."""
+    pin that aims at the same float32 results across x86-64 machines; the re-runs say where it
+    holds), the machine's own capability when not pinned, or ``not recorded`` (tables written
+    before the record)."""
     k = prov.get("kernels")
     if not k:
         return "not recorded"

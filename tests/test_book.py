@@ -150,11 +150,18 @@ def test_the_report_types_no_result_number(html):
     assert typed == [], f"numbers typed into the report's prose, not glued: {typed}"
 
 
+def _redirect(page: Path) -> bool:
+    """A page that only sends the browser on (the site's root index.html): opened, it is
+    navigating away while a test reads it."""
+    text = page.read_text(errors="replace")
+    return 'http-equiv="Refresh"' in text and "<main" not in text
+
+
 def _pages(html: Path) -> list[Path]:
-    """Every page of the book (the site's own HTML, not search or index pages)."""
+    """Every page of the book (the site's own HTML, not search or index pages, nor a redirect)."""
     skip = {"search.html", "genindex.html"}
     return sorted(p for p in html.rglob("*.html") if p.name not in skip
-                  and "_static" not in p.parts and "_sources" not in p.parts)
+                  and "_static" not in p.parts and "_sources" not in p.parts and not _redirect(p))
 
 
 # the widest element of a page's content column that overflows it, if any (charts are drawn SVG
@@ -175,6 +182,16 @@ OVERFLOW = """(() => {
     .map(e => e.tagName + ' ' + Math.round(e.getBoundingClientRect().width));
   return wide;
 })()"""
+
+
+def test_the_site_root_sends_the_reader_to_the_introduction(html):
+    """The one redirect the page checks leave out: it leads to a page that exists."""
+    import re
+
+    root = html / "index.html"
+    assert _redirect(root)
+    target = re.search(r'url=([^"]+)"', root.read_text()).group(1)
+    assert (html / target).exists() and not _redirect(html / target)
 
 
 def test_every_page_loads_without_console_errors_raw_markdown_or_overflow(html, browser):

@@ -5,6 +5,7 @@ import torch
 from anchorkit.store import RunStore
 from anchorkit.task import epoch_batches
 from anchorkit.train import data_seed, initial_state, train
+from tests import test_kernels
 from tests.conftest import small
 
 
@@ -111,17 +112,52 @@ def test_trajectory_records_scores_and_alignment_by_slice():
     assert t["loss"].isna().iloc[0] and t["loss"].iloc[1:].notna().all()  # no loss before training
 
 
+THREADS_CODE = """
+import torch, anchorkit
+from anchorkit.train import train
+from tests.conftest import small
+cfg = small(seed=8, recipe="split-anti", optimizer="rotated", epochs=2)
+torch.set_num_threads(1)
+one = train([cfg], progress=False)[0]
+torch.set_num_threads(2)
+two = train([cfg], progress=False)[0]
+print(all(torch.equal(one.final[k], two.final[k]) for k in one.final))
+"""
+
+
+def weights_equal_across_thread_counts(**env) -> bool:
+    """Train one small run with one thread and with two, in a fresh process whose environment
+    adds ``env`` (a kernel variable set there is kept by the pin)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from anchorkit import kernels
+
+    base = {k: v for k, v in os.environ.items() if k not in kernels.PINS}
+    out = subprocess.run([sys.executable, "-c", THREADS_CODE], env={**base, **env},
+                         cwd=Path(__file__).resolve().parent.parent, capture_output=True,
+                         text=True, check=True).stdout.split()
+    return out[-1] == "True"
+
+
+# MKL's standard reproducibility mode (the pin's MKL_CBWR=AVX2) promises the same bits only for a
+# fixed thread count; its strict mode (MKL_CBWR=AVX2,STRICT) promises them for gemm across thread
+# counts (oneMKL Developer Guide, "Reproducibility Conditions"). On the AMD EPYCs tried the thread
+# count did not change the weights; on the Intel Xeon tried (2026-12-01) it did, and with the
+# strict mode it does not (below). Every task anchorkit runs computes with one thread
+# (executor.THREADS), so the tables do not depend on it. Strict xfail: the day the pin alone holds
+# here, this fails and the xfail goes.
+@pytest.mark.xfail(test_kernels.PIN_FAILS_HERE, strict=True,
+                   reason="MKL_CBWR=AVX2 depends on the thread count on the Intel Xeon tried")
 def test_thread_count_does_not_change_the_weights():
-    cfg = small(seed=8, recipe="split-anti", optimizer="rotated", epochs=2)
-    before = torch.get_num_threads()
-    try:
-        torch.set_num_threads(1)
-        one = train([cfg], progress=False)[0]
-        torch.set_num_threads(2)
-        two = train([cfg], progress=False)[0]
-    finally:
-        torch.set_num_threads(before)
-    assert_same_weights(one.final, two.final)
+    assert weights_equal_across_thread_counts()
+
+
+def test_mkls_strict_mode_makes_the_weights_independent_of_the_thread_count():
+    """The lead for a pin that holds on Intel CPUs too: MKL_CBWR=AVX2,STRICT."""
+    assert weights_equal_across_thread_counts(MKL_CBWR="AVX2,STRICT")
 
 
 def test_snapshots_hold_the_weights_at_their_epochs(tmp_path, monkeypatch):
