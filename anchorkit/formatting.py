@@ -111,3 +111,11 @@ def by_seed(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: str
     out = pd.DataFrame.from_dict(rows, orient="index", columns=[str(s) for s in df["seed"]])
     out.columns.name = "seed"
     return out.style.set_caption(caption)
+
+
+def cpu_name(machine: str) -> str:
+    """A CPU as a table cell reads it: ``Intel(R) Xeon(R) Processor, x86_64`` → ``Intel Xeon``."""
+    import re
+
+    name = re.sub(r"\((R|TM)\)", "", machine.removesuffix(", x86_64"), flags=re.I)
+    return " ".join(name.replace(" Processor", " ").split())

@@ -16,7 +16,7 @@ from typing import Mapping
 import pandas as pd
 
 from anchorkit.config import ParameterError
-from anchorkit.formatting import seed_text
+from anchorkit.formatting import cpu_name, seed_text
 from anchorkit.store import REPO
 
 REPORTS = REPO / "reports"
@@ -68,7 +68,7 @@ def provenance_block(prov: Mapping, where=None) -> str:
     k = prov.get("kernels")  # the machine and the threads every task computed with, where recorded
     threads = (f"{k['threads']} thread{'s' * (k['threads'] != 1)} per task" if k
                else f"{prov.get('threads')} thread(s)")
-    machine = (f" on {prov['machine'].removesuffix(', x86_64')}, kernels {k['capability']}"
+    machine = (f" on {cpu_name(prov['machine'])}, kernels {k['capability']}"
                f"{' (pinned)' if k.get('pinned') else ''}" if k and prov.get("machine") else "")
     return (f"**Provenance.** Tables `{folder}`, computed {prov.get('date')}{machine} "
             f"from commit `{commit}`{dirty}: profile *{prov.get('profile')}*, seeds {seeds}, "

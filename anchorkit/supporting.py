@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 from anchorkit import criteria
-from anchorkit.formatting import (by_seed, captioned, count, count_moved, number, paired, seed_text,
-                                  summary)
+from anchorkit.formatting import (by_seed, captioned, count, count_moved, cpu_name, number, paired,
+                                  seed_text, summary)
 from anchorkit.stats import pearson
 from anchorkit.task import OPS
 
@@ -280,7 +280,7 @@ def provenance_table(reports_dir) -> tuple[pd.DataFrame, set[str]]:
                      "regime": regime, "seeds": seed_text(p["seeds"]), "epochs": p["epochs"],
                      "runs": len(p["runs"]), "commit": (p["commit"] or "")[:10],
                      "computed": p["date"][:16].replace("T", " "),
-                     "machine": (p.get("machine") or "not recorded").removesuffix(", x86_64"),
+                     "machine": cpu_name(p.get("machine") or "not recorded"),
                      "kernels": kernels_text(p), "minutes": round(p["wall_seconds"] / 60, 1)})
     return pd.DataFrame(rows), profiles
 

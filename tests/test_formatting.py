@@ -83,3 +83,11 @@ def test_with_no_loss_observed_only_the_upper_end_of_the_interval_is_quoted():
     text = chance_of_losses(row, 1)
     assert text.startswith("at most 0.52") and "0.00 (" not in text
     assert "0.00 (0.00 to" not in screen_scope(none_lost)
+
+
+def test_a_cpu_reads_without_trademarks_or_the_architecture():
+    from anchorkit.formatting import cpu_name
+
+    assert cpu_name("Intel(R) Xeon(R) Processor, x86_64") == "Intel Xeon"
+    assert cpu_name("AMD EPYC 7B13 64-Core Processor, x86_64") == "AMD EPYC 7B13 64-Core"
+    assert cpu_name("not recorded") == "not recorded"
