@@ -2,7 +2,7 @@
 
 from anchorkit import kernels
 
-kernels.pin()  # before torch computes anything: training bitwise the same across x86-64 machines (where it holds: the Reproducibility page)
+kernels.pin()  # before torch computes anything (where the pin holds: the Reproducibility page)
 
 from anchorkit.config import ModelConfig, RunConfig, TaskConfig, TrainConfig  # noqa: E402
 
