@@ -40,24 +40,29 @@ def pin() -> None:
             os.environ.setdefault(k, v)
 
 
-def cpu_flags() -> set[str]:
+def cpuinfo(field: str) -> str | None:
+    """The first value of ``field`` in /proc/cpuinfo (``flags``, ``model name``, ``vendor_id``),
+    or None where there is no such file or field."""
     try:
         for line in open("/proc/cpuinfo"):
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-def cpu_model() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
+            if line.startswith(field):
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    return None
+
+
+def cpu_flags() -> set[str]:
+    return set((cpuinfo("flags") or "").split())
+
+
+def cpu_model() -> str:
+    return cpuinfo("model name") or platform.processor() or platform.machine()
+
+
+def cpu_vendor() -> str:
+    """``GenuineIntel``, ``AuthenticAMD``, … or ``unknown``."""
+    return cpuinfo("vendor_id") or "unknown"
 
 
 def check() -> None:

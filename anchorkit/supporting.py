@@ -231,7 +231,8 @@ def rerun_verdict(comparison: pd.DataFrame, prov: dict) -> str:
     equal the published ones bit for bit, and how many values of the results table agree."""
     k = prov.get("kernels")
     where = ("on a machine that was not recorded" if not k else
-             f"on {k['cpu']} ({', '.join(k['vector_extensions']) or 'no vector extensions'}; torch "
+             f"on {cpu_name(k['cpu'])} "
+             f"({', '.join(k['vector_extensions']) or 'no vector extensions'}; torch "
              f"kernels {k['capability']}, "
              + ("pinned to AVX2" if k.get("pinned") else "the machine's own, not pinned")
              + f"; {k['threads']} thread{'s' * (k['threads'] != 1)})")

@@ -16,20 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 X86_AVX2 = "avx2" in kernels.cpu_flags()
 
 
-def cpu_vendor() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("vendor_id"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
 # On an Intel Xeon with AVX-512 (2026-12-01, reports/rerun/intel-xeon-processor/) the pinned
 # retraining did not give the published weights, trained on an AMD EPYC. Strict: the day it does,
 # this test fails, and the README and the Reproducibility page must say that the pin holds there.
-PIN_FAILS_HERE = cpu_vendor() == "GenuineIntel"
+PIN_FAILS_HERE = kernels.cpu_vendor() == "GenuineIntel"
 
 
 @pytest.mark.skipif(not X86_AVX2, reason="the pin applies to x86-64 machines with AVX2")
