@@ -15,6 +15,16 @@ from anchorkit.executor import THREADS
 
 # tables written as CSV too, for a person to read
 CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate")
+SCRATCH = "reports"  # the scratch tables' folder inside the run store
+
+
+def scratch_root(store_root=None):
+    """Where a study's tables go when they are not the committed ones (a re-run with other seeds,
+    another profile or epoch count): ``reports/`` inside the run store (``.runs/reports/`` by
+    default), outside the tracked tree."""
+    from anchorkit.store import RunStore
+
+    return RunStore(store_root).root / SCRATCH
 
 
 def source_state() -> dict:
