@@ -37,12 +37,17 @@ class ParameterError(ValueError):
         super().__init__(f"parameter '{name}' = {value!r}: {expected}")
 
 
-def check_int(name: str, value, minimum: int | None = None) -> int:
-    """Return ``value`` if it is an integer (not a bool) at least ``minimum``, else raise."""
+SEED_MAX = 2**63 - 1  # seeds are 64-bit signed integers (torch's generators, numpy, Parquet)
+
+
+def check_int(name: str, value, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` if it is an integer (not a bool) in [``minimum``, ``maximum``], else raise."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ParameterError(name, value, "expected an integer")
     if minimum is not None and value < minimum:
         raise ParameterError(name, value, f"expected an integer >= {minimum}")
+    if maximum is not None and value > maximum:
+        raise ParameterError(name, value, f"expected an integer <= {maximum}")
     return value
 
 
@@ -50,6 +55,41 @@ def check_bool(name: str, value) -> bool:
     if not isinstance(value, bool):
         raise ParameterError(name, value, "expected True or False")
     return value
+
+
+FLAG_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+def check_flag(name: str, value) -> bool:
+    """A yes/no parameter as a notebook or a command line passes it: a bool, the integers 0 and 1,
+    or one of true/false/yes/no/1/0 in any case (papermill's ``-p reuse false`` arrives as the
+    string "false", which Python would read as true); anything else is refused."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in FLAG_WORDS:
+        return FLAG_WORDS[value.strip().lower()]
+    raise ParameterError(name, value, "expected true or false (or yes/no, 1/0)")
+
+
+def check_number(name: str, value, low: float | None = None, high: float | None = None,
+                 low_open: bool = False, high_open: bool = False) -> float:
+    """A finite real number (not a bool) within the bounds, an open end where said."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ParameterError(name, value, "expected a finite number")
+    too_low = low is not None and (value <= low if low_open else value < low)
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if too_low or too_high:
+        lo = "" if low is None else f"{'(' if low_open else '['}{low:g}"
+        hi = "" if high is None else f"{high:g}{')' if high_open else ']'}"
+        span = (f"in {lo}, {hi}" if low is not None and high is not None
+                else f"{'>' if low_open else '>='} {low:g}" if low is not None
+                else f"{'<' if high_open else '<='} {high:g}")
+        raise ParameterError(name, value, f"expected a number {span}")
+    return float(value)
 
 
 def check_choice(name: str, value, choices) -> str:
@@ -70,6 +110,8 @@ def check_seeds(seeds) -> list[int]:
             raise ParameterError("seeds", seeds, f"expected a list of integers, got {s!r}")
         if s < 0:
             raise ParameterError("seeds", seeds, f"expected seeds >= 0, got {s}")
+        if s > SEED_MAX:
+            raise ParameterError("seeds", seeds, f"expected seeds <= {SEED_MAX} (64-bit), got {s}")
     if len(set(seeds)) != len(seeds):
         raise ParameterError("seeds", seeds, "expected distinct seeds")
     return seeds
@@ -99,6 +141,15 @@ def check_dose(dose) -> float:
     if isinstance(dose, bool) or not isinstance(dose, (int, float)) or not 0.0 <= float(dose) <= 1.0:
         raise ParameterError("dose", dose, "expected a number in [0, 1]")
     return float(dose)
+
+
+class NewerConfigError(ValueError):
+    """A stored configuration has fields this version of anchorkit does not know."""
+
+    def __init__(self, fields: list[str]):
+        self.fields = fields
+        super().__init__(f"fields unknown to this anchorkit: {', '.join(fields)} (written by a "
+                         "newer version: update anchorkit to read it)")
 
 
 @dataclass(frozen=True)
@@ -174,8 +225,10 @@ class TrainConfig:
         check_int("warmup_steps", self.warmup_steps, 0)
         check_int("trajectory_every", self.trajectory_every, 1)
         check_int("checkpoint_every", self.checkpoint_every, 1)
-        if not self.lr > 0:
-            raise ParameterError("lr", self.lr, "expected a positive number")
+        check_number("lr", self.lr, 0.0, low_open=True)
+        check_number("beta1", self.beta1, 0.0, 1.0, high_open=True)
+        check_number("beta2", self.beta2, 0.0, 1.0, high_open=True)
+        check_number("eps", self.eps, 0.0, low_open=True)
         check_choice("step", self.step, STEPS)
         if (isinstance(self.lr_decay, bool) or not isinstance(self.lr_decay, (int, float))
                 or not 0.0 <= self.lr_decay < 1.0):
@@ -195,7 +248,7 @@ class RunConfig:
     train: TrainConfig = field(default_factory=TrainConfig)
 
     def __post_init__(self):
-        check_int("seed", self.seed)
+        check_int("seed", self.seed, 0, SEED_MAX)
         check_choice("recipe", self.recipe, RECIPES)
         check_choice("optimizer", self.optimizer, OPTIMIZERS)
         check_int("epochs", self.epochs, 1)
@@ -205,7 +258,16 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RunConfig":
+        """The configuration a ``to_dict`` wrote; ``NewerConfigError`` naming the fields this
+        anchorkit does not know (a configuration written by a newer one)."""
         d = dict(d)
+        unknown = sorted(set(d) - {f.name for f in dataclasses.fields(cls)})
+        for part, kind in (("task", TaskConfig), ("model", ModelConfig), ("train", TrainConfig)):
+            if isinstance(d.get(part), dict):
+                known = {f.name for f in dataclasses.fields(kind)}
+                unknown += [f"{part}.{k}" for k in sorted(set(d[part]) - known)]
+        if unknown:
+            raise NewerConfigError(unknown)
         return cls(
             task=TaskConfig(**d.pop("task")),
             model=ModelConfig(**d.pop("model")),

@@ -27,19 +27,20 @@ Two more places are read:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import pandas as pd
 import torch
 from safetensors.torch import load, save_file
 
-from anchorkit.config import RunConfig
+from anchorkit.config import NewerConfigError, RunConfig
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_ROOT = REPO / ".runs"
@@ -47,6 +48,7 @@ PUBLISHED = REPO / "published"
 PUBLISHED_FILES = ("config.json", "final.safetensors", "trajectory.parquet", "meta.json")
 DIGEST = ".sha256"  # the suffix of the digest written beside every file of the store
 FILE_MODE = 0o644  # readable by the group and others (mkstemp's default is 0600)
+LOCK = ".lock"  # a run's write lock (``RunStore.writing``)
 
 
 class StoreError(RuntimeError):
@@ -73,11 +75,39 @@ def digest(data: bytes) -> str:
 
 
 def write_verified(path: Path, write: Callable[[Path], None]) -> None:
-    """Write ``path`` atomically, then its digest beside it (``<file>.sha256``)."""
+    """Write ``path`` and its digest (``<file>.sha256``) so that they land together: the data goes
+    to a temporary file and is hashed there; the digest file is replaced by one listing both the
+    new digest and the old file's, then the data is renamed into place, then the digest file is
+    rewritten with the new digest alone. A kill at any point leaves a file that verifies: the old
+    one (under the old or the two-digest list) or the new one (under the two-digest list or its own)."""
     path = Path(path)
-    atomic_write(path, write)
-    found = digest(path.read_bytes())
-    atomic_write(path.with_name(path.name + DIGEST), lambda p: p.write_text(found + "\n"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    side = path.with_name(path.name + DIGEST)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.chmod(tmp, FILE_MODE)
+        found = digest(Path(tmp).read_bytes())
+        current = digest(path.read_bytes()) if path.exists() else None
+        if current != found:
+            both = [found] + ([current] if current else [])
+            atomic_write(side, lambda p: p.write_text("\n".join(both) + "\n"))
+            os.replace(tmp, path)
+        else:  # the same bytes are there already
+            Path(tmp).unlink()
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    atomic_write(side, lambda p: p.write_text(found + "\n"))
+
+
+def _digests(side: Path) -> list[str]:
+    """The digests a digest file accepts (one, or two while its file is being replaced)."""
+    try:
+        return side.read_text().split()
+    except OSError:
+        return []
 
 
 def read_verified(path: Path) -> bytes:
@@ -89,16 +119,29 @@ def read_verified(path: Path) -> bytes:
         data = path.read_bytes()
     except OSError as e:
         raise StoreError(f"{path}: unreadable ({e})") from None
-    try:
-        expected = side.read_text().strip()
-    except OSError:
+    if not side.exists():
         raise StoreError(f"{path}: no digest beside it ({side.name}); the store cannot vouch "
-                         "for it (delete the file to recompute it)") from None
+                         f"for it ({remedy(path)})")
+    expected = _digests(side)
     found = digest(data)
-    if found != expected:
-        raise StoreError(f"{path}: contents changed since written (digest expected {expected}, "
-                         f"found {found}); delete it to recompute it")
+    if found not in expected:
+        raise StoreError(f"{path}: contents changed since written (digest expected "
+                         f"{expected[0] if expected else 'none'}, found {found}); {remedy(path)}")
     return data
+
+
+def remedy(path: Path) -> str:
+    """What a reader can do about a file that does not verify: a committed file (published
+    weights, a committed table) is restored from git; a store file is deleted and recomputed."""
+    path = Path(path).absolute()
+    if path.is_relative_to(PUBLISHED) or path.is_relative_to(REPO / "reports"):
+        return (f"it is committed: restore it with `git checkout -- {path.relative_to(REPO)}` "
+                "(deleting a published run's file means retraining the run)")
+    if path.name.startswith("checkpoint.pt"):
+        return "delete it to resume from the start (the run retrains from epoch 0)"
+    if path.parent.name == "answers":
+        return "delete it to recompute the answers (a sweep of the run's directions)"
+    return "delete the run's directory to retrain it"
 
 
 def write_json(path: Path, obj, verified: bool = True) -> None:
@@ -146,6 +189,8 @@ class RunStore:
             raise StoreError(f"{f}: unreadable ({e})") from None
         try:  # fields added since the run was written read as their hash-neutral defaults
             same = RunConfig.from_dict(stored) == cfg
+        except NewerConfigError as e:
+            raise StoreError(f"{f}: {e}") from None
         except (TypeError, ValueError, KeyError):
             same = False
         if not same:
@@ -153,11 +198,31 @@ class RunStore:
         return d
 
     def has_final(self, cfg: RunConfig) -> bool:
+        """Whether the run is finished: its final weights, trajectory and meta are there and
+        verify against their digests (``StoreError`` naming the file that does not)."""
         d = self._final_dir(cfg)
         if not (d / "final.safetensors").exists():
             return False
         self._check_config(cfg, d)
+        for name in PUBLISHED_FILES[1:]:
+            read_verified(d / name)
         return True
+
+    @contextlib.contextmanager
+    def writing(self, cfgs) -> Iterator[None]:
+        """Hold the write lock of every run in ``cfgs`` (``<run>/.lock``, an exclusive ``flock``):
+        a second process training one of them waits here until the first is done, and then
+        finds the run finished. Taken in hash order, so two writers never wait on each other."""
+        import fcntl
+
+        with contextlib.ExitStack() as held:
+            for cfg in sorted(cfgs, key=lambda c: c.hash):
+                f = self.path(cfg) / LOCK
+                f.parent.mkdir(parents=True, exist_ok=True)
+                fd = held.enter_context(open(f, "a+"))
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                held.callback(fcntl.flock, fd, fcntl.LOCK_UN)
+            yield
 
     def has_initial(self, cfg: RunConfig) -> bool:
         return (self.path(cfg) / "initial.safetensors").exists()

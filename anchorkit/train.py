@@ -8,6 +8,7 @@ gradient. An ensemble of one is the per-run path; every member of a larger ensem
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from dataclasses import dataclass
@@ -131,23 +132,29 @@ def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: s
     configs = _check_configs(configs)
     check_device(device)
     kernels.check()
-    done: dict[str, TrainedRun] = {}
-    pending: dict[tuple, list] = {}
-    for cfg in configs:
-        if store is not None and store.has_final(cfg):
-            # a published run has no initial weights on disk: they are re-derived from the seed
-            initial = store.load_initial(cfg) if store.has_initial(cfg) else initial_state(cfg)
-            done[cfg.hash] = TrainedRun(cfg, initial, store.load_final(cfg),
-                                        store.load_trajectory(cfg))
-            continue
-        ckpt = store.load_checkpoint(cfg) if store is not None else None
-        start = ckpt["epoch"] if ckpt else 0
-        pending.setdefault((cfg.shape_key(), start), []).append((cfg, ckpt))
-    for (_, start), group in pending.items():
-        for run in _train_ensemble(group, start, store, device, progress, on_epoch_end,
-                                   set(SNAPSHOT_EPOCHS) | set(snapshots)):
-            done[run.config.hash] = run
+    done = {c.hash: _load(c, store) for c in configs if store is not None and store.has_final(c)}
+    todo = [c for c in configs if c.hash not in done]
+    with store.writing(todo) if store is not None and todo else contextlib.nullcontext():
+        pending: dict[tuple, list] = {}
+        for cfg in todo:
+            if store is not None and store.has_final(cfg):  # another writer finished it meanwhile
+                done[cfg.hash] = _load(cfg, store)
+                continue
+            ckpt = store.load_checkpoint(cfg) if store is not None else None
+            start = ckpt["epoch"] if ckpt else 0
+            pending.setdefault((cfg.shape_key(), start), []).append((cfg, ckpt))
+        for (_, start), group in pending.items():
+            for run in _train_ensemble(group, start, store, device, progress, on_epoch_end,
+                                       set(SNAPSHOT_EPOCHS) | set(snapshots)):
+                done[run.config.hash] = run
     return [done[c.hash] for c in configs]
+
+
+def _load(cfg: RunConfig, store: RunStore) -> TrainedRun:
+    """A finished run from the store (a published run has no initial weights on disk: they are
+    re-derived from the seed)."""
+    initial = store.load_initial(cfg) if store.has_initial(cfg) else initial_state(cfg)
+    return TrainedRun(cfg, initial, store.load_final(cfg), store.load_trajectory(cfg))
 
 
 def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, snapshot_epochs

@@ -13,14 +13,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from anchorkit.store import DIGEST, RunStore, digest, read_verified
+from anchorkit.store import DIGEST, LOCK, RunStore, digest, read_verified
 
 
 def adopt(root: Path) -> tuple[int, int]:
     """(digests written, files already with a matching digest)."""
     written = checked = 0
     for f in sorted(root.rglob("*")):
-        if not f.is_file() or f.name.endswith(DIGEST) or f.name.endswith(".tmp"):
+        if (not f.is_file() or f.name.endswith(DIGEST) or f.name.endswith(".tmp")
+                or f.name == LOCK):
             continue
         side = f.with_name(f.name + DIGEST)
         if side.exists():
@@ -34,7 +35,11 @@ def adopt(root: Path) -> tuple[int, int]:
 
 def main(argv=None):
     args = list(argv if argv is not None else sys.argv[1:])
+    if len(args) > 1 or any(a.startswith("-") for a in args):
+        raise SystemExit(__doc__.strip().splitlines()[-1])
     root = RunStore(args[0] if args else None).root
+    if not (root / "runs").is_dir():
+        raise SystemExit(f"{root}: not a run store (no runs/ folder in it)")
     written, checked = adopt(root)
     print(f"{root}: {written} digests written, {checked} files checked")
 
