@@ -32,6 +32,9 @@ import torch
 from anchorkit.config import ParameterError, RunConfig
 
 SCHEDULER_ENV = "ANCHORKIT_SCHEDULER"
+# where the local cluster's dashboard listens: this machine only, unless this variable names
+# another address (e.g. 0.0.0.0:8787 to reach it from other machines)
+DASHBOARD_ENV = "ANCHORKIT_DASHBOARD"
 IN_PROCESS = "in-process"
 THREADS = 1  # torch threads of every task (fp32 rounding of a GEMM may depend on it)
 ENSEMBLE_RUNS = 4  # runs per training task (on a CPU an ensemble is no faster per run)
@@ -124,11 +127,15 @@ def training_graph(runs: list[RunConfig], store, size: int = ENSEMBLE_RUNS,
 # ---------------------------------------------------------------------- running a graph
 @contextlib.contextmanager
 def local_cluster(n_workers: int | None = None) -> Iterator:
-    """A LocalCluster of ``n_workers`` (default: one per core) single-thread worker processes."""
+    """A LocalCluster of ``n_workers`` (default: one per core) single-thread worker processes,
+    listening on this machine only (the dashboard too, unless ``$ANCHORKIT_DASHBOARD`` names
+    another address), its workers' scratch space inside the run store."""
     import logging
 
     import dask
     from distributed import LocalCluster
+
+    from anchorkit.store import RunStore
 
     logging.getLogger("distributed").setLevel(logging.WARNING)
     # Dask's workers trim freed memory back to the OS at 64 KiB (MALLOC_TRIM_THRESHOLD_), so every
@@ -137,7 +144,8 @@ def local_cluster(n_workers: int | None = None) -> Iterator:
                if k != "MALLOC_TRIM_THRESHOLD_"}
     with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}), LocalCluster(
             n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-            dashboard_address=":0") as cluster:
+            host="127.0.0.1", dashboard_address=os.environ.get(DASHBOARD_ENV) or "127.0.0.1:0",
+            local_directory=str(RunStore().root / "dask-scratch-space")) as cluster:
         yield cluster
 
 

@@ -29,6 +29,7 @@ from typing import Callable
 import pandas as pd
 
 from anchorkit.measure import chance_cos
+from anchorkit.provenance import has_tables, read_tables
 from anchorkit.formatting import summary
 from anchorkit.task import SYNTAX
 
@@ -43,18 +44,19 @@ KURTOSIS_TOL = 0.2
 
 
 class Tables:
-    """The committed tables of one regime, read on demand (``reports/<study>/<table>.parquet``)."""
+    """The committed tables of one regime, read on demand (``reports/<study>/<table>.parquet``),
+    each study's folder checked against its manifest once (``provenance.read_tables``): an edited
+    table is refused by name, never judged."""
 
     def __init__(self, where):
         self.where = Path(where)
-        self._cache: dict[tuple[str, str], pd.DataFrame | None] = {}
+        self._cache: dict[str, dict[str, pd.DataFrame]] = {}
 
     def get(self, study: str, table: str) -> pd.DataFrame | None:
-        key = (study, table)
-        if key not in self._cache:
-            f = self.where / study / f"{table}.parquet"
-            self._cache[key] = pd.read_parquet(f) if f.exists() else None
-        return self._cache[key]
+        if study not in self._cache:
+            folder = self.where / study
+            self._cache[study] = read_tables(folder) if has_tables(folder) else {}
+        return self._cache[study].get(table)
 
 
 @dataclass(frozen=True)
@@ -533,7 +535,7 @@ def regimes_ledger(reports_dir) -> pd.DataFrame:
 
     tables = [ledger(reports_dir, WEAK)]
     second = reports_path(reports_dir, SECOND)
-    if (second / "rotated-basis" / "provenance.json").exists():
+    if has_tables(second / "rotated-basis"):
         tables.append(ledger(second, SECOND))
     return pd.concat(tables, ignore_index=True)
 

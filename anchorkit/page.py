@@ -8,24 +8,72 @@ Reproducibility page, *Re-running a study* (``notebooks/reproducibility.ipynb``)
 
 from __future__ import annotations
 
-import json
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 import pandas as pd
 
-from anchorkit.config import ParameterError
+from anchorkit.config import ParameterError, check_flag
 from anchorkit.formatting import cpu_name, seed_text
-from anchorkit.store import REPO
+from anchorkit.provenance import committed, read_provenance, scratch_root
+from anchorkit.store import REPO, StoreError
 
 REPORTS = REPO / "reports"
 
 
 def reports_root(reports_dir=None) -> Path:
-    """The folder of committed tables: the repository's ``reports/`` when None, so that a page
-    executed from any working directory writes there; a given path as the user gave it."""
+    """The folder of committed tables a page reads: the repository's ``reports/`` when None, so
+    that a page executed from any working directory reads there; a given path as the user gave it."""
     return REPORTS if reports_dir is None else Path(reports_dir).absolute()
+
+
+def check_writable(name: str, folder) -> Path:
+    """``folder`` (made if missing) once a file can be created in it; else a ``ParameterError``
+    naming the parameter, before any work starts."""
+    folder = Path(folder).absolute()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".writable-"):
+            pass
+    except OSError as e:
+        raise ParameterError(name, str(folder), f"expected a folder this process can write "
+                             f"({e.strerror or e})") from None
+    return folder
+
+
+def tables_home(reports_dir, store_dir, paper: bool, written: Callable[[Path], bool],
+                reuse: bool = True, publish: bool = False, force: bool = False) -> Path:
+    """Where a page reads and writes its tables. The committed ``reports/`` is written only on
+    purpose: with ``publish`` (refused when the runs are not the study's ``paper`` set, unless
+    ``force``). Without it, a page whose runs are the paper set reads the committed tables when
+    they hold them (``written(root)``, which checks them: a bad folder is an error, never a
+    recompute); anything else goes to a folder the user named outside ``reports/``, or to the
+    scratch folder in the run store (``provenance.scratch_root``). Checked writable here."""
+    given = None if reports_dir is None else Path(reports_dir).absolute()
+    if given is not None and committed(given) and given != REPORTS:
+        raise ParameterError("reports_dir", str(given), f"inside the committed {REPORTS}: leave "
+                             "it out, or name a folder outside the repository's reports/")
+    if publish:
+        if given is not None and given != REPORTS:
+            raise ParameterError("publish", True, f"publish writes the committed {REPORTS}; "
+                                 f"leave reports_dir out (it is {given})")
+        if not paper and not force:
+            raise ParameterError("publish", True, "these runs are not the study's paper set "
+                                 "(its default seeds, profile and epochs), which is what the "
+                                 "committed tables hold; add force=True to write them anyway")
+        return check_writable("reports_dir", REPORTS)
+    if given is not None and given != REPORTS:
+        return check_writable("reports_dir", given)
+    if paper and reuse and written(REPORTS):
+        return REPORTS
+    return check_writable("reports_dir", scratch_root(store_dir))
+
+
+def check_flags(**flags) -> dict[str, bool]:
+    """Every yes/no parameter by name, parsed (``config.check_flag``)."""
+    return {name: check_flag(name, value) for name, value in flags.items()}
 
 
 def shown(where: Path) -> str:
@@ -38,8 +86,8 @@ def shown(where: Path) -> str:
 
 
 def one_line_parameter_errors() -> None:
-    """In a notebook, a ``ParameterError`` prints as the one line that names the parameter (other
-    errors keep their tracebacks)."""
+    """In a notebook, a ``ParameterError`` prints as the one line that names the parameter, and a
+    ``StoreError`` as the one line that names the file (other errors keep their tracebacks)."""
     try:
         from IPython import get_ipython
     except ImportError:
@@ -49,17 +97,19 @@ def one_line_parameter_errors() -> None:
         return
 
     def handler(self, etype, value, tb, tb_offset=None):
-        line = f"ParameterError: {value}"
+        line = f"{etype.__name__}: {value}"
         self._showtraceback(etype, value, [line])  # the cell's error output: this line only
         return [line]
 
-    shell.set_custom_exc((ParameterError,), handler)
+    shell.set_custom_exc((ParameterError, StoreError), handler)
 
 
 def provenance_block(prov: Mapping, where=None) -> str:
     """A short Markdown block saying what produced a study's tables (in ``where``, when given:
     the folder they were read from)."""
-    folder = shown(where) if where is not None else f"reports/{prov.get('study')}/"
+    folder = f"`{shown(where)}`" if where is not None else f"`reports/{prov.get('study')}/`"
+    if where is not None and not committed(where):
+        folder += " (not the committed tables, which are written only with `publish`)"
     commit = (prov.get("commit") or "unknown")[:10]
     dirty = " (with uncommitted changes)" if prov.get("dirty") else ""
     seeds = seed_text(prov.get("seeds", []))
@@ -70,7 +120,7 @@ def provenance_block(prov: Mapping, where=None) -> str:
                else f"{prov.get('threads')} thread(s)")
     machine = (f" on {cpu_name(prov['machine'])}, kernels {k['capability']}"
                f"{' (pinned)' if k.get('pinned') else ''}" if k and prov.get("machine") else "")
-    return (f"**Provenance.** Tables `{folder}`, computed {prov.get('date')}{machine} "
+    return (f"**Provenance.** Tables {folder}, computed {prov.get('date')}{machine} "
             f"from commit `{commit}`{dirty}: profile *{prov.get('profile')}*, seeds {seeds}, "
             f"{prov.get('epochs')} epochs, {len(prov.get('runs', {}))} runs; "
             f"torch {versions.get('torch')}, Python {prov.get('python')}, "
@@ -116,36 +166,121 @@ class StudyPage:
 
 
 def study_page(study: str, seeds, profile: str = "paper", epochs: int | None = None,
-               device: str = "cpu", reports_dir=None, store_dir=None, reuse: bool = True,
-               progress: bool = True, scheduler: str | None = None, regimes=None,
-               side_by_side: bool = False) -> StudyPage:
-    """A study page's first step (the module docstring lists the parameters): train or load the
-    runs, measure them, write or read the tables, show their provenance and glue
-    ``<study>-seeds`` and ``<study>-epochs``. With ``side_by_side`` every regime of the report
-    whose tables are written (``studies.shown_regimes``), each with its provenance."""
+               device: str = "cpu", reports_dir=None, store_dir=None, reuse=True,
+               progress=True, scheduler: str | None = None, regimes=None,
+               side_by_side: bool = False, publish=False, force=False) -> StudyPage:
+    """A study page's first step (the module docstring lists the parameters): check every
+    parameter, train or load the runs, measure them, write or read the tables (``tables_home``:
+    the committed ones only with ``publish``), show their provenance and glue ``<study>-seeds``
+    and ``<study>-epochs``. With ``side_by_side`` every regime of the report whose tables are
+    written (``studies.shown_regimes``), each with its provenance."""
     from IPython.display import Markdown, display
 
-    from anchorkit.config import check_seeds
+    from anchorkit.config import check_device, check_int
+    from anchorkit.executor import check_scheduler
     from anchorkit.regimes import WEAK, reports_path, title
-    from anchorkit.store import RunStore
-    from anchorkit.studies import run_study, shown_regimes
+    from anchorkit.studies import paper_set, run_study, shown_regimes, study_runs, written_regimes
 
-    one_line_parameter_errors()
+    seeds, flags, store = _checked_common(seeds, store_dir, dict(
+        reuse=reuse, progress=progress, publish=publish, force=force))
     if regimes is not None and not side_by_side:
         raise ParameterError("regimes", regimes, f"the {study} page shows one regime only")
-    reports_dir = reports_root(reports_dir)
-    seeds = check_seeds(seeds)
-    page = StudyPage(study, seeds, reports_dir, RunStore(store_dir))
-    which = (shown_regimes(study, seeds, profile, epochs, reports_dir, regimes) if side_by_side
+    if epochs is not None:
+        check_int("epochs", epochs, 1)
+    study_runs(study, seeds, profile, epochs)  # a bad study or profile
+    if regimes is not None:
+        shown_regimes(study, seeds, profile, epochs, None, regimes)  # a bad regime
+    check_device(device)
+    check_scheduler(scheduler)
+    home = tables_home(reports_dir, store.root, paper_set(study, seeds, profile, epochs),
+                       lambda root: written_regimes(study, seeds, profile, epochs, root, regimes),
+                       flags["reuse"], flags["publish"], flags["force"])
+    page = StudyPage(study, seeds, home, store)
+    which = (shown_regimes(study, seeds, profile, epochs, home, regimes) if side_by_side
              else [WEAK])
     for regime in which:
-        page.shown[regime] = run_study(study, seeds, profile, epochs=epochs, reports_dir=reports_dir,
-                                       store=page.store, device=device, reuse=reuse,
-                                       progress=progress, scheduler=scheduler, regime=regime)
-        where = reports_path(reports_dir, regime) / study
-        page.provenance[regime] = prov = json.loads((where / "provenance.json").read_text())
+        page.shown[regime] = run_study(study, seeds, profile, epochs=epochs, reports_dir=home,
+                                       store=store, device=device, reuse=flags["reuse"],
+                                       progress=flags["progress"], scheduler=scheduler,
+                                       regime=regime, publish=flags["publish"])
         label = f"*{title(regime).capitalize()}.* " if side_by_side else ""
-        display(Markdown(label + provenance_block(prov, where)))
+        page.provenance[regime] = _show(reports_path(home, regime) / study, study, label)
     glue(f"{study}-seeds", len(seeds))
     glue(f"{study}-epochs", page.prov["epochs"])
     return page
+
+
+def _checked_common(seeds, store_dir, flags: dict):
+    """The checks every page's first cell shares: seeds, the flags, a writable store."""
+    from anchorkit.config import check_seeds
+    from anchorkit.store import RunStore
+
+    one_line_parameter_errors()
+    return check_seeds(seeds), check_flags(**flags), RunStore(
+        check_writable("store_dir", RunStore(store_dir).root))
+
+
+def _show(where: Path, name: str, label: str = "") -> dict:
+    """Show a table folder's provenance (and print the folder when it is not the committed one)."""
+    from IPython.display import Markdown, display
+
+    prov = read_provenance(where)
+    display(Markdown(label + provenance_block(prov, where)))
+    if not committed(where):
+        print(f"{name}: tables in {where}")
+    return prov
+
+
+def essay_page(seeds, profile: str = "paper", epochs: int | None = None, device: str = "cpu",
+               reports_dir=None, store_dir=None, reuse=True, progress=True, publish=False,
+               force=False) -> dict[str, pd.DataFrame]:
+    """The essay page's first step: check the parameters, measure every stored run at these
+    seeds (or read the tables), show the provenance; the committed tables only with ``publish``."""
+    from anchorkit.config import check_device, check_int
+    from anchorkit.provenance import written_for
+    from anchorkit.studies import ESSAY, PAPER_SEEDS, essay_runs, run_geometry
+
+    seeds, flags, store = _checked_common(seeds, store_dir, dict(
+        reuse=reuse, progress=progress, publish=publish, force=force))
+    if epochs is not None:
+        check_int("epochs", epochs, 1)
+    check_device(device)
+    paper = seeds == PAPER_SEEDS and profile == "paper" and epochs is None
+    home = tables_home(reports_dir, store.root, paper, lambda root: written_for(
+        root / ESSAY, ESSAY, seeds, profile, essay_runs(seeds, profile, epochs, store)),
+        flags["reuse"], flags["publish"], flags["force"])
+    tables = run_geometry(seeds, profile, epochs=epochs, reports_dir=home, store=store,
+                          device=device, progress=flags["progress"], reuse=flags["reuse"],
+                          publish=flags["publish"])
+    _show(home / ESSAY, ESSAY)
+    return tables
+
+
+def scout_page(regimes, seeds, lengths, profile: str = "scout", reports_dir=None, store_dir=None,
+               reuse=True, progress=True, scheduler: str | None = None, publish=False,
+               force=False) -> tuple[dict[str, pd.DataFrame], Path]:
+    """The scout page's first step: check the parameters, run the scout (or read its tables),
+    show the provenance; the tables and the folder the page's other reads use (the committed
+    ``reports/`` or the folder the scout wrote to). The committed tables only with ``publish``."""
+    from anchorkit import scout
+    from anchorkit.config import check_choice, check_lengths
+    from anchorkit.executor import check_scheduler
+
+    seeds, flags, store = _checked_common(seeds, store_dir, dict(
+        reuse=reuse, progress=progress, publish=publish, force=force))
+    regimes = list(scout.REGIMES) if regimes is None else list(regimes)
+    for r in regimes:
+        check_choice("regimes", r, tuple(scout.REGIMES))
+    lengths = check_lengths(lengths)
+    check_scheduler(scheduler)
+    paper = (regimes == list(scout.REGIMES) and seeds == list(scout.SEEDS)
+             and lengths == list(scout.LENGTHS) and profile == "scout")
+    controls = scout.scout_runs(regimes, seeds, ("control",), max(lengths), profile)
+    home = tables_home(reports_dir, store.root, paper, lambda root: scout.written(
+        root / scout.SCOUT, seeds, profile, controls, lengths),
+        flags["reuse"], flags["publish"], flags["force"])
+    tables = scout.run_scout(regimes, seeds, lengths, profile, reports_dir=home, store=store,
+                             progress=flags["progress"], reuse=flags["reuse"],
+                             scheduler=scheduler, publish=flags["publish"])
+    _show(home / scout.SCOUT, scout.SCOUT)
+    return tables, home

@@ -14,7 +14,7 @@ from anchorkit.config import RunConfig
 from anchorkit.executor import THREADS
 
 # tables written as CSV too, for a person to read
-CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate")
+CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate", "comparison")
 SCRATCH = "reports"  # the scratch tables' folder inside the run store
 
 
@@ -94,39 +94,114 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
     }
 
 
-def read_tables(where) -> dict[str, pd.DataFrame]:
-    """Every table a study wrote to ``where`` (``reports/<study>/``), by name, once checked
-    against its manifest."""
+class UnpublishedWrite(PermissionError):
+    """A write into the committed ``reports/`` that was not asked for (``publish``)."""
+
+
+def committed(where) -> bool:
+    """Whether ``where`` lies in the repository's committed ``reports/``."""
     from pathlib import Path
 
-    manifest = check_manifest(where)["tables"]
-    return {Path(n).stem: pd.read_parquet(Path(where) / n) for n in sorted(manifest)
-            if n.endswith(".parquet")}
+    from anchorkit.store import REPO
+
+    return Path(where).absolute().is_relative_to(REPO / "reports")
 
 
-def written_for(where, study: str, seeds, profile: str, runs: list[RunConfig]) -> bool:
-    """Whether ``where`` holds the tables of exactly this study, seeds, profile and runs."""
+def read_provenance(where) -> dict:
+    """A table folder's ``provenance.json``, checked against its digest (``provenance.json.sha256``)
+    and parsed; ``StoreError`` in one line naming the file when it is missing, changed or not JSON."""
     import json
     from pathlib import Path
 
+    from anchorkit.store import StoreError, read_verified
+
     f = Path(where) / "provenance.json"
     if not f.exists():
+        raise StoreError(f"{f}: missing; the folder holds no study's tables")
+    data = read_verified(f)
+    try:
+        prov = json.loads(data)
+    except ValueError as e:
+        raise StoreError(f"{f}: not valid JSON ({e})") from None
+    if not isinstance(prov, dict):
+        raise StoreError(f"{f}: not a provenance record (a JSON object)")
+    return prov
+
+
+def check_manifest(where) -> dict:
+    """A study directory's provenance, after checking it against its digest and every table
+    against its manifest; ``StoreError`` naming the file that is missing, changed or not in the
+    manifest."""
+    from pathlib import Path
+
+    from anchorkit.store import StoreError, digest
+
+    where = Path(where)
+    prov = read_provenance(where)
+    manifest = prov.get("tables")
+    if not isinstance(manifest, dict):
+        raise StoreError(f"{where / 'provenance.json'}: lists no manifest of its tables; the "
+                         "tables cannot be vouched for (re-run the study without reuse)")
+    for name, expected in manifest.items():
+        f = where / name
+        if not f.exists():
+            raise StoreError(f"{f}: in the manifest but missing")
+        if digest(f.read_bytes()) != expected:
+            raise StoreError(f"{f}: does not match the manifest in provenance.json (another "
+                             "execution wrote it, or it was edited): "
+                             + ("restore it with `git checkout`" if committed(f) else
+                                "delete the directory or run without reuse"))
+    extra = sorted(f.name for f in where.glob("*.parquet") if f.name not in manifest)
+    if extra:
+        raise StoreError(f"{where / extra[0]}: not in the manifest in provenance.json (left by "
+                         "another execution)")
+    return prov
+
+
+def read_tables(where) -> dict[str, pd.DataFrame]:
+    """Every table a study wrote to ``where`` (``reports/<study>/``), by name, once checked
+    against its manifest: the one way a table folder is read."""
+    return read_study(where)[1]
+
+
+def read_study(where) -> tuple[dict, dict[str, pd.DataFrame]]:
+    """A table folder's provenance and every table in it, once checked (``check_manifest``)."""
+    from pathlib import Path
+
+    prov = check_manifest(where)
+    return prov, {Path(n).stem: pd.read_parquet(Path(where) / n) for n in sorted(prov["tables"])
+                  if n.endswith(".parquet")}
+
+
+def has_tables(where) -> bool:
+    """Whether ``where`` holds a study's tables (a ``provenance.json``; read them with
+    ``read_tables``, which checks them)."""
+    from pathlib import Path
+
+    return (Path(where) / "provenance.json").exists()
+
+
+def written_for(where, study: str, seeds, profile: str, runs: list[RunConfig]) -> bool:
+    """Whether ``where`` holds the tables of exactly this study, seeds, profile and runs (checked:
+    a folder whose provenance or tables do not verify is an error, never a reason to recompute)."""
+    if not has_tables(where):
         return False
-    prov = json.loads(f.read_text())
-    if prov.get("study") == study:
-        check_manifest(where)  # the tables are the ones this provenance describes, whole
+    prov = check_manifest(where)
     return (prov.get("study") == study and prov.get("seeds") == list(seeds)
             and prov.get("profile") == profile
             and sorted(prov.get("runs", {}).values()) == sorted(c.hash for c in runs))
 
 
 def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profile: str,
-                runs, wall_s: float, source: dict, regime: str | None = None) -> None:
+                runs, wall_s: float, source: dict, regime: str | None = None,
+                publish: bool = False, extra: dict | None = None) -> None:
     """Write a study's tables to ``where`` as one unit: every table (Parquet; CSV beside those in
-    ``CSV_TABLES``) and ``provenance.json``, whose ``tables`` entry is the manifest (the SHA-256
-    of every file), go to a fresh sibling directory that then replaces ``where`` by a rename. An
-    interrupted write leaves the old study whole (or, between the two renames, none), never
-    tables of two executions side by side."""
+    ``CSV_TABLES``) and ``provenance.json`` (with ``extra`` fields), whose ``tables`` entry is the
+    manifest (the SHA-256 of every file) and which has its own digest beside it, go to a fresh
+    sibling directory that then replaces ``where`` by a rename. An interrupted write leaves the
+    old study whole (or, between the two renames, none), never tables of two executions side by
+    side; what killed writers left beside it is removed first. Into the committed ``reports/``
+    only with ``publish`` (``UnpublishedWrite`` otherwise)."""
     import os
     import shutil
     from pathlib import Path
@@ -134,7 +209,11 @@ def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profi
     from anchorkit.store import digest, write_json, write_table
 
     where = Path(where)
+    if committed(where) and not publish:
+        raise UnpublishedWrite(f"{where}: the committed tables are written only on purpose "
+                               "(publish=True, or python -m scripts.execute_studies --compute)")
     where.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale(where)
     fresh = where.parent / f".{where.name}.{os.getpid()}.new"
     shutil.rmtree(fresh, ignore_errors=True)
     fresh.mkdir()
@@ -142,8 +221,8 @@ def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profi
         write_table(fresh / f"{name}.parquet", df, csv=name in CSV_TABLES, verified=False)
     manifest = {f.name: digest(f.read_bytes()) for f in sorted(fresh.iterdir())}
     write_json(fresh / "provenance.json",
-               {**provenance(study, seeds, profile, runs, wall_s, source, regime),
-                "tables": manifest}, verified=False)
+               {**provenance(study, seeds, profile, runs, wall_s, source, regime), **(extra or {}),
+                "tables": manifest})
     old = where.parent / f".{where.name}.{os.getpid()}.old"
     if where.exists():
         os.replace(where, old)
@@ -151,30 +230,27 @@ def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profi
     shutil.rmtree(old, ignore_errors=True)
 
 
-def check_manifest(where) -> dict:
-    """A study directory's provenance, after checking every table against its manifest;
-    ``StoreError`` naming the table that is missing, changed or not in the manifest."""
-    import json
+def clean_stale(where) -> list:
+    """Remove the ``.<name>.<pid>.new`` and ``.old`` folders that killed writers of ``where``
+    left beside it (those of a live process are left alone); the folders removed."""
+    import os
+    import shutil
     from pathlib import Path
 
-    from anchorkit.store import StoreError, digest
-
     where = Path(where)
-    prov = json.loads((where / "provenance.json").read_text())
-    manifest = prov.get("tables")
-    if manifest is None:
-        raise StoreError(f"{where}: provenance.json lists no manifest of its tables; the tables "
-                         "cannot be vouched for (re-run the study without reuse)")
-    for name, expected in manifest.items():
-        f = where / name
-        if not f.exists():
-            raise StoreError(f"{f}: in the manifest but missing")
-        if digest(f.read_bytes()) != expected:
-            raise StoreError(f"{f}: does not match the manifest in provenance.json (another "
-                             "execution wrote it, or it was edited): delete the directory or run "
-                             "without reuse")
-    extra = sorted(f.name for f in where.glob("*.parquet") if f.name not in manifest)
-    if extra:
-        raise StoreError(f"{where / extra[0]}: not in the manifest in provenance.json (left by "
-                         "another execution)")
-    return prov
+    gone = []
+    for d in where.parent.glob(f".{where.name}.*"):
+        pid, kind = d.name[len(where.name) + 2:].rpartition(".")[::2]
+        if kind not in ("new", "old") or not pid.isdigit() or not d.is_dir():
+            continue
+        try:
+            os.kill(int(pid), 0)
+            alive = int(pid) != os.getpid()
+        except ProcessLookupError:
+            alive = False
+        except PermissionError:  # another user's live process
+            alive = True
+        if not alive:
+            shutil.rmtree(d, ignore_errors=True)
+            gone.append(d)
+    return gone

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from anchorkit import criteria, findings, mirror
+from anchorkit.provenance import has_tables, read_tables
 from anchorkit.regimes import GLUE_SUFFIX, REPORT, SECOND, WEAK, reports_path, title
 from anchorkit.formatting import by_seed, captioned, count_moved
 
@@ -189,9 +190,9 @@ def later_figures(reports_dir: Path, shown: dict[str, dict]) -> dict[str, str]:
     """The reference-baseline study's moved count along the axes, per regime."""
     out = {}
     for r in REPORT:
-        ref = reports_path(reports_dir, r) / "reference-baseline" / "results.parquet"
-        if r in shown and ref.exists():
-            t = pd.read_parquet(ref)
+        ref = reports_path(reports_dir, r) / "reference-baseline"
+        if r in shown and has_tables(ref):
+            t = read_tables(ref)["results"]
             out[f"later-moved{GLUE_SUFFIX[r]}"] = count_moved(t.moved_axes, t.anchored_has_spike_axes,
                                                               t.control_has_spike_axes)
         else:
@@ -203,10 +204,9 @@ def later_figures(reports_dir: Path, shown: dict[str, dict]) -> dict[str, str]:
 def scout_text(reports_dir: Path) -> str:
     """The scout's decision and findings in a paragraph, or why there are none."""
     from anchorkit import scout, scout_findings
-    from anchorkit.provenance import read_tables
 
     where = Path(reports_dir) / scout.SCOUT
-    if not (where / "decision.parquet").exists():
+    if not has_tables(where):
         return "The scout has not been run yet, so this page says nothing about other regimes."
     sc = read_tables(where)
     found = scout_findings.premise_findings(sc["premise"])
@@ -216,12 +216,11 @@ def scout_text(reports_dir: Path) -> str:
 
 def viability_figures(reports_dir: Path) -> dict[str, str]:
     from anchorkit import viability
-    from anchorkit.provenance import read_tables
 
     where = reports_path(reports_dir, SECOND) / "viability"
     return {"pred-regime": SECOND,
             "pred-viability-outcome": (viability.decision_text(read_tables(where))
-                                       if (where / "provenance.json").exists()
+                                       if has_tables(where)
                                        else "The check has not been run yet.")}
 
 
@@ -230,7 +229,7 @@ def screen_scope(reports_dir: Path) -> str:
     from anchorkit.supporting import measured_before_bounded_removal, screen_scope as scope
 
     screen = Path(reports_dir) / "loss-rate-screen"
-    if not (screen / "rate.parquet").exists():
+    if not has_tables(screen):
         return scope(None)
-    earlier = measured_before_bounded_removal(pd.read_parquet(screen / "results.parquet"))
-    return scope(pd.read_parquet(screen / "rate.parquet"), earlier)
+    tables = read_tables(screen)
+    return scope(tables["rate"], measured_before_bounded_removal(tables["results"]))

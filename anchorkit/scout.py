@@ -340,18 +340,14 @@ def scout_graph(regimes, seeds, lengths, store, profile: str = "scout", recipe: 
 def written(where, seeds, profile: str, controls: list[RunConfig], lengths) -> bool:
     """Whether ``where`` holds the scout's tables for these seeds, profile, controls and lengths
     (its falloff runs follow from the decision rule)."""
-    import json
-    from pathlib import Path
+    from anchorkit.provenance import has_tables, read_study
 
-    f = Path(where) / "provenance.json"
-    if not f.exists() or not (Path(where) / "premise.parquet").exists():
+    if not has_tables(where):
         return False
-    from anchorkit.provenance import check_manifest
-
-    prov = json.loads(f.read_text())
-    if prov.get("study") == SCOUT:
-        check_manifest(where)
-    epochs = sorted(pd.read_parquet(Path(where) / "premise.parquet")["epochs"].unique())
+    prov, tables = read_study(where)  # checked: a bad folder is an error, not a recompute
+    if "premise" not in tables:
+        return False
+    epochs = sorted(tables["premise"]["epochs"].unique())
     return (prov.get("study") == SCOUT and prov.get("seeds") == list(seeds)
             and prov.get("profile") == profile
             and {c.hash for c in controls} <= set(prov.get("runs", {}).values())
@@ -360,7 +356,7 @@ def written(where, seeds, profile: str, controls: list[RunConfig], lengths) -> b
 
 def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str = "scout",
               reports_dir=None, store=None, progress: bool = True, reuse: bool = False,
-              scheduler: str | None = None) -> dict[str, pd.DataFrame]:
+              scheduler: str | None = None, publish: bool = False) -> dict[str, pd.DataFrame]:
     """Train and measure the scout's controls, judge them by DECISION_RULE, and while the rule's
     candidate has no falloff runs, train and measure them (a candidate whose falloff misses the
     anchor criteria passes the turn to the next). Writes to ``reports_dir/optimizer-scout/``:
@@ -405,5 +401,5 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str
     tables["decision"] = pd.DataFrame([d])
     if where_dir is not None:
         write_study(where_dir, tables, SCOUT, seeds, profile, runs, time.perf_counter() - t0,
-                    source)
+                    source, publish=publish)
     return tables

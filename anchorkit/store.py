@@ -137,6 +137,8 @@ def remedy(path: Path) -> str:
     if path.is_relative_to(PUBLISHED) or path.is_relative_to(REPO / "reports"):
         return (f"it is committed: restore it with `git checkout -- {path.relative_to(REPO)}` "
                 "(deleting a published run's file means retraining the run)")
+    if path.name == "provenance.json":
+        return "delete its folder to recompute the tables (or run the study without reuse)"
     if path.name.startswith("checkpoint.pt"):
         return "delete it to resume from the start (the run retrains from epoch 0)"
     if path.parent.name == "answers":

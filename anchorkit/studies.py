@@ -85,8 +85,8 @@ SWEEPS = {"control": False, "split-anti-seeds": False, "rotated-basis": True,
 
 def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = None,
               reports_dir=None, store=None, device: str = "cpu", progress: bool = True,
-              reuse: bool = False, scheduler: str | None = None, regime: str | None = None
-              ) -> dict[str, pd.DataFrame]:
+              reuse: bool = False, scheduler: str | None = None, regime: str | None = None,
+              publish: bool = False) -> dict[str, pd.DataFrame]:
     """Train (or load) a study's runs, measure every pair, and write its tables atomically to
     ``reports_dir/<study>/`` (Parquet, with CSV beside) with ``provenance.json``; in a ``regime``
     other than the weak basis, to ``reports_dir/<regime>/<study>/``.
@@ -96,7 +96,8 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     do not depend on where it ran.
 
     With ``reuse``, tables already written there for exactly these runs are read back instead
-    (nothing is trained or measured, and the provenance is left as it was).
+    (nothing is trained or measured, and the provenance is left as it was). The committed
+    ``reports/`` is written only with ``publish`` (``provenance.write_study``).
     """
     import time
     from pathlib import Path
@@ -128,8 +129,31 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     out.update(derived_tables(study, out))
     if reports_dir is not None:
         write_study(Path(reports_dir) / study, out, study, seeds, profile, runs,
-                    time.perf_counter() - t0, source, regime)
+                    time.perf_counter() - t0, source, regime, publish=publish)
     return out
+
+
+def paper_set(study: str, seeds, profile: str, epochs: int | None = None) -> bool:
+    """Whether these are the study's paper set, the runs its committed tables hold: its default
+    seeds (in order) at the paper profile, with the same runs as at the profile's own epochs in
+    every regime of the report."""
+    from anchorkit.regimes import REPORT
+
+    if list(seeds) != DEFAULT_SEEDS[study] or profile != "paper":
+        return False
+    return epochs is None or all(study_runs(study, seeds, profile, epochs, r)
+                                 == study_runs(study, seeds, profile, None, r) for r in REPORT)
+
+
+def written_regimes(study: str, seeds, profile: str, epochs: int | None, reports_dir,
+                    regimes=None) -> bool:
+    """Whether ``reports_dir`` holds these runs' tables in every regime the page would show
+    (checked: a folder that does not verify is an error)."""
+    from anchorkit.regimes import reports_path
+
+    return all(written_for(reports_path(reports_dir, r) / study, study, seeds, profile,
+                           study_runs(study, seeds, profile, epochs, r))
+               for r in shown_regimes(study, seeds, profile, epochs, reports_dir, regimes))
 
 
 def shown_regimes(study: str, seeds, profile: str = "paper", epochs: int | None = None,
@@ -177,8 +201,8 @@ def essay_runs(seeds, profile: str = "paper", epochs: int | None = None, store=N
 
 
 def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, reports_dir=None,
-                 store=None, device: str = "cpu", progress: bool = True, reuse: bool = False
-                 ) -> dict[str, pd.DataFrame]:
+                 store=None, device: str = "cpu", progress: bool = True, reuse: bool = False,
+                 publish: bool = False) -> dict[str, pd.DataFrame]:
     """The essay's measurements (the essay's page, notebooks/geometry-of-anchors.ipynb) on every stored run at these seeds, initial and final
     weights (and at the snapshots the store keeps of them): ``heads`` (per head and stage) and
     ``layers`` (per layer and measure, W_OV and W_QK), written to
@@ -213,5 +237,6 @@ def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, repor
                         for k in geometry.MAP_KINDS], ignore_index=True)
     out = {"heads": heads, "layers": layers}
     if where is not None:
-        write_study(where, out, ESSAY, seeds, profile, runs, time.perf_counter() - t0, source)
+        write_study(where, out, ESSAY, seeds, profile, runs, time.perf_counter() - t0, source,
+                    publish=publish)
     return out

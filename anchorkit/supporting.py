@@ -10,7 +10,6 @@ sentence drawn from it) and the reproducibility page (``provenance_table``, the 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -18,6 +17,7 @@ import pandas as pd
 from anchorkit import criteria
 from anchorkit.formatting import (by_seed, captioned, count, count_moved, cpu_name, number, paired,
                                   seed_text, summary)
+from anchorkit.provenance import check_manifest, read_study
 from anchorkit.stats import pearson
 from anchorkit.task import OPS
 
@@ -273,7 +273,9 @@ def provenance_table(reports_dir) -> tuple[pd.DataFrame, set[str]]:
 
     rows, profiles = [], set()
     for f in sorted(Path(reports_dir).glob("**/provenance.json")):
-        p = json.loads(f.read_text())
+        if any(part.startswith(".") for part in f.relative_to(reports_dir).parts):
+            continue  # a killed writer's folder, not a table folder
+        p = check_manifest(f.parent)
         profiles.add(p["profile"])
         regime = ("several" if p["study"] == "optimizer-scout"
                   else title(p.get("regime", WEAK)).removesuffix(" regime"))
@@ -291,9 +293,9 @@ def rerun_summaries(reports_dir) -> list[tuple[str, pd.DataFrame]]:
     first: a sentence (which study and seeds, when, from which commit, and ``rerun_verdict``) and a
     table per run of the values compared, how many agree and the largest difference."""
     out = []
-    for f in sorted(Path(reports_dir).glob("rerun/*/comparison.parquet")):
-        cmp = pd.read_parquet(f)
-        prov = json.loads((f.parent / "provenance.json").read_text())
+    for f in sorted(Path(reports_dir).glob("rerun/*/provenance.json")):
+        prov, tables = read_study(f.parent)
+        cmp = tables["comparison"]
         table = (cmp.groupby(["run", "seed"])
                  .agg(values=("column", "size"), within=("within_tolerance", "sum"),
                       largest=("difference", lambda d: d.abs().max()))

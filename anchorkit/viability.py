@@ -91,9 +91,11 @@ def viability_runs(profile: str = "scout"):
 
 
 def run_viability(reports_dir=None, store=None, scheduler: str | None = None,
-                  profile: str = "scout", progress: bool = True) -> dict[str, pd.DataFrame]:
+                  profile: str = "scout", progress: bool = True, publish: bool = False
+                  ) -> dict[str, pd.DataFrame]:
     """Train what is missing, measure, decide; write ``premise``, ``anchors`` and ``decision``
-    to ``reports_dir/<regime>/viability/`` with provenance."""
+    to ``reports_dir/<regime>/viability/`` with provenance (the committed ``reports/`` only with
+    ``publish``)."""
     import time
     from pathlib import Path
 
@@ -120,7 +122,7 @@ def run_viability(reports_dir=None, store=None, scheduler: str | None = None,
     if reports_dir is not None:
         where = regimes.reports_path(reports_dir, REGIME) / "viability"
         write_study(Path(where), tables, "viability", list(SEEDS), profile, viability_runs(profile),
-                    time.perf_counter() - t0, source, REGIME)
+                    time.perf_counter() - t0, source, REGIME, publish=publish)
     return tables
 
 

@@ -5,7 +5,13 @@ store made by an earlier anchorkit (no ``.sha256`` beside them) are refused. Thi
 of every such file as it is now: run it only on a store you trust (one this repository's code
 wrote, intact); a file that already has its digest is checked, not rewritten.
 
+A table folder (``reports/<study>/``, or the scratch tables in ``<store>/reports/``) written
+before ``provenance.json`` carried its own digest is adopted the same way with ``--reports``: its
+tables are checked against the manifest in its provenance and the provenance's digest is written
+(a folder whose tables do not match is refused, not adopted).
+
 usage: python -m scripts.adopt_store [STORE]   (default: $ANCHORKIT_STORE or .runs/)
+       python -m scripts.adopt_store --reports FOLDER   (every table folder under FOLDER)
 """
 
 from __future__ import annotations
@@ -33,8 +39,35 @@ def adopt(root: Path) -> tuple[int, int]:
     return written, checked
 
 
+def adopt_reports(folder: Path) -> tuple[int, int]:
+    """(provenance digests written, table folders already with one), every table checked."""
+    from anchorkit.provenance import check_manifest
+
+    written = checked = 0
+    for f in sorted(Path(folder).rglob("provenance.json")):
+        side = f.with_name(f.name + DIGEST)
+        if not side.exists():
+            side.write_text(digest(f.read_bytes()) + "\n")
+            try:
+                check_manifest(f.parent)
+            except Exception:
+                side.unlink()  # not adopted: its tables do not match the manifest
+                raise
+            written += 1
+        else:
+            check_manifest(f.parent)
+            checked += 1
+    return written, checked
+
+
 def main(argv=None):
     args = list(argv if argv is not None else sys.argv[1:])
+    if args[:1] == ["--reports"]:
+        if len(args) != 2 or not Path(args[1]).is_dir():
+            raise SystemExit("--reports FOLDER: name one folder of table folders")
+        written, checked = adopt_reports(Path(args[1]))
+        print(f"{args[1]}: {written} provenance digests written, {checked} table folders checked")
+        return
     if len(args) > 1 or any(a.startswith("-") for a in args):
         raise SystemExit(__doc__.strip().splitlines()[-1])
     root = RunStore(args[0] if args else None).root

@@ -16,6 +16,11 @@ where its tables are committed (the report and the reference-baseline page show 
 (``reports/<study>/`` for the weak-basis regime, ``reports/<R>/<study>/`` for another), and their
 pages then executed on the committed tables of every regime they show.
 
+``--compute`` is the explicit act that writes the committed tables (the notebooks get
+``publish=True``); without it nothing under ``reports/`` is written. A table folder that does not
+verify (a table or ``provenance.json`` edited) is one line naming the file, and nothing is
+recomputed over it.
+
 usage: python -m scripts.execute_studies [--compute [--regime R]] [study ...]
 """
 
@@ -87,7 +92,25 @@ def not_computed_page(study: str) -> str:
 
 
 def main(argv=None) -> None:
-    args = list(argv if argv is not None else sys.argv[1:])
+    """The command line (``__doc__``); a table folder that does not verify, or a page whose
+    execution fails, ends it with one line naming the file or the page."""
+    from anchorkit.store import StoreError
+
+    try:
+        execute(list(argv if argv is not None else sys.argv[1:]))
+    except StoreError as e:
+        raise SystemExit(f"StoreError: {e}") from None
+    except pm.PapermillExecutionError as e:  # the page's cell said what went wrong
+        raise SystemExit(f"{e.ename}: {e.evalue} (cell {e.exec_count} of the page)") from None
+
+
+def execute(args: list[str]) -> None:
+    if "-h" in args or "--help" in args:
+        print(__doc__.strip())
+        return
+    options = [a for a in args if a.startswith("-") and a not in ("--compute", "--regime")]
+    if options:
+        raise SystemExit(f"unknown option {options[0]}; " + __doc__.strip().splitlines()[-1])
     compute = "--compute" in args
     args = [a for a in args if a != "--compute"]
     regime = None  # None: every regime each page shows
@@ -121,7 +144,7 @@ def main(argv=None) -> None:
                 raise SystemExit(f"--regime: {study} is not a study of runs ({', '.join(STUDIES)})")
             t = time.perf_counter()
             run_study(study, DEFAULT_SEEDS[study], "paper", reports_dir=ROOT / "reports",
-                      regime=None if regime == WEAK else regime)
+                      regime=None if regime == WEAK else regime, publish=True)
             print(f"{study}: computed in the {regime} regime in {time.perf_counter() - t:.0f} s")
         compute = False  # the pages then read every regime's tables
     for study in studies:
@@ -136,7 +159,7 @@ def main(argv=None) -> None:
             continue
         pm.execute_notebook(ROOT / "notebooks" / f"{study}.ipynb", PAGES / f"{study}.ipynb",
                             parameters={} if study in PAGES_ONLY else
-                            {"progress": False, "reuse": not compute},
+                            {"progress": False, "reuse": not compute, "publish": compute},
                             cwd=str(ROOT / "notebooks"),
                             progress_bar=False)
         hide_injected_parameters(PAGES / f"{study}.ipynb")

@@ -15,6 +15,7 @@ import pandas as pd
 
 from anchorkit.regimes import REGIMES, WEAK
 from anchorkit.store import PUBLISHED, RunStore, write_table
+from anchorkit.config import ParameterError, check_seeds
 from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs
 
 
@@ -25,6 +26,10 @@ def main(argv=None):
     p.add_argument("--regime", choices=tuple(REGIMES), default=WEAK)
     p.add_argument("--finished-only", action="store_true")
     args = p.parse_args(argv)
+    try:
+        check_seeds(args.seeds)
+    except ParameterError as e:
+        p.error(str(e))
     store = RunStore()
     runs = {c.hash: c for s in args.studies
             for c in study_runs(s, args.seeds, "paper", regime=args.regime)}

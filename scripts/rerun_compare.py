@@ -26,9 +26,10 @@ import pandas as pd
 import torch
 
 from anchorkit import kernels
-from anchorkit.store import RunStore, write_json, write_table
+from anchorkit.config import ParameterError, check_int, check_seeds
+from anchorkit.provenance import read_tables, source_state, write_study
+from anchorkit.store import RunStore
 from anchorkit.studies import STUDIES, run_study, study_runs
-from anchorkit.provenance import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-6  # float32 measures of order one: a few units in the last place
@@ -58,8 +59,14 @@ def main(argv=None):
     p.add_argument("--seeds", type=int, nargs="+", default=[704])
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args(argv)
+    try:
+        check_seeds(args.seeds)
+        check_int("threads", args.threads, 1)
+    except ParameterError as e:
+        p.error(str(e))
+    published = read_tables(ROOT / "reports" / args.study)["results"]  # checked before any work
     torch.set_num_threads(args.threads)
-    t0 = time.perf_counter()
+    t0, source = time.perf_counter(), source_state()
     runs = study_runs(args.study, args.seeds, "paper")
     with tempfile.TemporaryDirectory() as tmp:
         store = RunStore(Path(tmp) / "store", published=None)  # train from scratch
@@ -67,14 +74,13 @@ def main(argv=None):
                            scheduler="in-process")
         weights = {c.name: weights_equal(store.load_final(c), RunStore().load_final(c))
                    for c in runs}
-    published = pd.read_parquet(ROOT / "reports" / args.study / "results.parquet")
     out = compare(published, tables["results"])
     where = ROOT / "reports" / "rerun" / cpu_folder(kernels.cpu_model())
-    write_table(where / "comparison.parquet", out, csv=True, verified=False)
-    prov = provenance(args.study, args.seeds, "paper", runs, time.perf_counter() - t0)
-    write_json(where / "provenance.json", {**prov, "tolerance": TOLERANCE, "executor": "in-process",
-                                           "step": runs[0].train.step,
-                                           "weights_bitwise_equal": weights}, verified=False)
+    # this command's one purpose is the committed re-run record of this machine
+    write_study(where, {"comparison": out}, args.study, args.seeds, "paper", runs,
+                time.perf_counter() - t0, source, publish=True,
+                extra={"tolerance": TOLERANCE, "executor": "in-process",
+                       "step": runs[0].train.step, "weights_bitwise_equal": weights})
     bad = out[~out.within_tolerance]
     print(f"{len(out)} values compared, {len(bad)} outside {TOLERANCE}; weights bitwise equal to "
           f"published: {sum(weights.values())} of {len(weights)} runs")
