@@ -76,10 +76,8 @@ def digest(data: bytes) -> str:
 
 def write_verified(path: Path, write: Callable[[Path], None]) -> None:
     """Write ``path`` and its digest (``<file>.sha256``) so that they land together: the data goes
-    to a temporary file and is hashed there; the digest file is replaced by one listing both the
-    new digest and the old file's, then the data is renamed into place, then the digest file is
-    rewritten with the new digest alone. A kill at any point leaves a file that verifies: the old
-    one (under the old or the two-digest list) or the new one (under the two-digest list or its own)."""
+    to a temporary file; the digest file lists the new digest and the old file's while the data is
+    renamed into place, then the new one alone. A kill at any point leaves a file that verifies."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     side = path.with_name(path.name + DIGEST)
@@ -102,14 +100,6 @@ def write_verified(path: Path, write: Callable[[Path], None]) -> None:
     atomic_write(side, lambda p: p.write_text(found + "\n"))
 
 
-def _digests(side: Path) -> list[str]:
-    """The digests a digest file accepts (one, or two while its file is being replaced)."""
-    try:
-        return side.read_text().split()
-    except OSError:
-        return []
-
-
 def read_verified(path: Path) -> bytes:
     """The bytes of ``path`` after checking them against the digest written beside them;
     ``StoreError`` naming the file (and the expected and found digests) otherwise."""
@@ -119,10 +109,11 @@ def read_verified(path: Path) -> bytes:
         data = path.read_bytes()
     except OSError as e:
         raise StoreError(f"{path}: unreadable ({e})") from None
-    if not side.exists():
+    try:  # one digest, or two while the file is being replaced (``write_verified``)
+        expected = side.read_text().split()
+    except OSError:
         raise StoreError(f"{path}: no digest beside it ({side.name}); the store cannot vouch "
-                         f"for it ({remedy(path)})")
-    expected = _digests(side)
+                         f"for it ({remedy(path)})") from None
     found = digest(data)
     if found not in expected:
         raise StoreError(f"{path}: contents changed since written (digest expected "

@@ -41,8 +41,8 @@ def test_the_rerun_verdict_says_what_it_ran_on_and_gives_each_outcome():
 def test_each_machines_rerun_is_shown_oldest_first(tmp_path):
     """Re-runs on several CPUs stand side by side (``reports/rerun/<cpu>/``): every record is read,
     and one machine's verdict does not hide another's."""
-    import json
-
+    from anchorkit.provenance import write_study
+    from anchorkit.studies import run_config
     from anchorkit.supporting import rerun_summaries
     from scripts.rerun_compare import cpu_folder
 
@@ -52,15 +52,16 @@ def test_each_machines_rerun_is_shown_oldest_first(tmp_path):
     for cpu, date, same in (("Intel(R) Xeon(R) Processor", "2026-12-02T00:00", False),
                             ("AMD EPYC", "2026-12-01T00:00", True)):
         d = tmp_path / "rerun" / cpu_folder(cpu)
-        d.mkdir(parents=True)
-        pd.DataFrame({"run": ["control-adam-704"], "seed": [704], "column": ["net_removal"],
-                      "difference": [0.0 if same else 0.1], "within_tolerance": [same]}
-                     ).to_parquet(d / "comparison.parquet")
+        comparison = pd.DataFrame({"run": ["control-adam-704"], "seed": [704],
+                                   "column": ["net_removal"], "difference": [0.0 if same else 0.1],
+                                   "within_tolerance": [same]})
         k = {"cpu": cpu, "vector_extensions": ["avx2"], "capability": "AVX2",
              "pinned": {"MKL_CBWR": "AVX2"}, "threads": 1}
-        (d / "provenance.json").write_text(json.dumps(
-            {"study": "control", "seeds": [704], "date": date, "commit": "abc", "tolerance": 1e-6,
-             "kernels": k, "weights_bitwise_equal": {"control-adam-704": same}}))
+        write_study(d, {"comparison": comparison}, "control", [704], "paper",
+                    [run_config(704, "control", "adam", "paper")], 0.0,
+                    {"commit": "abc", "dirty": False},
+                    extra={"date": date, "tolerance": 1e-6, "kernels": k,
+                           "weights_bitwise_equal": {"control-adam-704": same}})
     out = rerun_summaries(tmp_path)
     assert len(out) == 2
     assert "AMD EPYC" in out[0][0] and "bit for bit" in out[0][0]
