@@ -151,8 +151,9 @@ class StudyPage:
 
     study: str
     seeds: list[int]
-    reports_dir: Path
+    reports_dir: Path  # where this page's tables are (``tables_home``)
     store: object
+    others: Path = REPORTS  # where the other studies' tables it quotes are read from
     shown: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
     provenance: dict[str, dict] = field(default_factory=dict)
 
@@ -195,7 +196,8 @@ def study_page(study: str, seeds, profile: str = "paper", epochs: int | None = N
     home = tables_home(reports_dir, store.root, paper_set(study, seeds, profile, epochs),
                        lambda root: written_regimes(study, seeds, profile, epochs, root, regimes),
                        flags["reuse"], flags["publish"], flags["force"])
-    page = StudyPage(study, seeds, home, store)
+    page = StudyPage(study, seeds, home, store,
+                     home if reports_dir is not None and not committed(reports_dir) else REPORTS)
     which = (shown_regimes(study, seeds, profile, epochs, home, regimes) if side_by_side
              else [WEAK])
     for regime in which:
