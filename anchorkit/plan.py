@@ -96,11 +96,11 @@ class StudyPlan:
                 pairs += r.n_pairs * contexts(r.runs[0]) * FIGURES["pair per context"] / workers
         parts = []
         if n_ensembles:
-            parts.append(f"training {train / 60:.1f} min ({n_ensembles} ensemble"
+            parts.append(f"training {minutes(train)} ({n_ensembles} ensemble"
                          f"{'s' * (n_ensembles != 1)}, {workers} worker{'s' * (workers != 1)})")
         if sweep:
-            parts.append(f"sweeps {sweep / 60:.1f} min")
-        parts.append(f"measuring {pairs / 60:.1f} min")
+            parts.append(f"sweeps {minutes(sweep)}")
+        parts.append(f"measuring {minutes(pairs)}")
         parts.append(f"the page {FIGURES['page']:.0f} s")
         return train + sweep + pairs + FIGURES["page"], parts
 
@@ -134,7 +134,7 @@ class StudyPlan:
 
 
 def minutes(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
 
 def makespan(jobs: list[float], workers: int) -> float:

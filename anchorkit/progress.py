@@ -120,7 +120,8 @@ class Watch:
 
     Entering clears the tracks' files left by an earlier, interrupted execution; leaving after a
     success fills the bars (a task may finish between two polls), and removes the files. With
-    ``enabled`` False nothing is drawn (the files are still cleared and removed).
+    ``enabled`` False nothing is drawn and the files are left at the end, for a watch in another
+    process (the re-run command's, around the notebook that executes the tasks).
     """
 
     def __init__(self, tracks: Iterable[Track], enabled: bool = True, poll: float = POLL_SECONDS,
@@ -150,6 +151,8 @@ class Watch:
             self.update(finished=etype is None)
             for bar in self.bars.values():
                 bar.close()
+        if not self.enabled:
+            return
         clear(self.tracks)
         for folder in {t.file.parent for t in self.tracks}:
             with contextlib.suppress(OSError):
