@@ -187,9 +187,9 @@ class Watch:
                 if finished:
                     d = t.total
                 done, total = done + d - s, total + t.total - s
-            if not done and kind not in self.bars and not finished:
-                if kind != "training":
-                    continue  # a bar appears when its kind of work begins (training at once)
+            trained = "training" not in self.kinds() or "training" in self.closed
+            if not (done or trained or finished or kind == "training"):
+                continue  # a bar appears when its work begins: training at once, the rest after
             bar = self._bar(kind)
             bar.total = total
             if done > bar.n:
