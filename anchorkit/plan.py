@@ -72,7 +72,9 @@ class StudyPlan:
 
     def where(self, cfg: RunConfig) -> str:
         """Where a run's final weights come from: trained now, the store, or published/."""
-        if (self.store.path(cfg) / "final.safetensors").exists():
+        from anchorkit.store import RunStore
+
+        if RunStore(self.store.root, published=None).has_final(cfg):  # the store's own
             return "in the run store"
         if self.store.has_final(cfg):
             return "in published/"
@@ -162,9 +164,8 @@ def study_plan(study: str, seeds, profile: str, regimes: list[str], store) -> St
         r = RegimePlan(regime, runs, graph, n_pairs=len(pairs))
         for key, (fn, args) in graph.tasks.items():
             if key in graph.trains:
-                group = args[0]
-                ckpt = store.load_checkpoint(group[0]) if (
-                    store.path(group[0]) / "checkpoint.pt").exists() else None
+                group = args[0]  # an ensemble resumes from its runs' checkpoint, if any
+                ckpt = store.load_checkpoint(group[0])
                 r.ensembles.append((group, ckpt["epoch"] if ckpt else 0))
         swept = {t.names[0] for t in graph.tracks.values() if t.kind == "sweep"}
         r.swept = [c for c in runs if c.name in swept]

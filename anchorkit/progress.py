@@ -66,9 +66,9 @@ def pair_track(store, pair) -> Track:
 def report(track: Track, done: int, start: int = 0) -> None:
     """Say that ``done`` of the track's units are done, ``start`` of them before this task began
     (epochs of a resumed run)."""
-    track.file.parent.mkdir(parents=True, exist_ok=True)
     tmp = track.file.with_name(f".{track.file.name}.{os.getpid()}.{threading.get_ident()}")
     try:
+        track.file.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(json.dumps({"done": done, "start": start, "total": track.total}))
         os.replace(tmp, track.file)
     except OSError:
@@ -103,7 +103,8 @@ def clear(tracks: Iterable[Track]) -> None:
 
 
 def label(kind: str, names: Sequence[str], groups: int, shown: int = 3) -> str:
-    """A bar's description: what it counts, naming the runs (the first ``shown`` of them)."""
+    """A bar's description: what it counts, naming the runs (the first ``shown`` of them);
+    ``groups``: the tracks it sums (ensembles, pairs)."""
     names = list(dict.fromkeys(names))
     runs = ", ".join(names[:shown]) + (f" +{len(names) - shown} more" if len(names) > shown else "")
     if kind == "training":
@@ -111,7 +112,7 @@ def label(kind: str, names: Sequence[str], groups: int, shown: int = 3) -> str:
         return f"training {runs}{side}"
     if kind == "sweep":
         return f"sweeping {runs}"
-    return f"measuring {len(names)} pair{'s' * (len(names) != 1)}"
+    return f"measuring {groups} pair{'s' * (groups != 1)}"  # a track per pair
 
 
 class Watch:
