@@ -16,23 +16,24 @@ from dataclasses import dataclass, field
 from anchorkit.config import RunConfig
 
 # Seconds of one single-thread worker on the project's machine (2 cores, AMD EPYC), each from a
-# line of BENCHMARKS.md:
+# line of BENCHMARKS.md (its section, and the line at the time of writing):
 FIGURES = {
-    # "Training speed": eager step, "0.367 s per run-epoch" on one thread (two processes side by
-    # side: 5.38 run-epochs/s for the machine, the same 0.37 s each)
+    # "Training speed" (line 17): eager step, "0.367 s per run-epoch" on one thread
+    # (two processes side by side: 5.38 run-epochs/s for the machine, the same 0.37 s each)
     "run-epoch eager": 0.37,
-    # "The second regime's paper set, finished and measured": six 4-run ensembles of the
-    # compiled step, two at a time, "0.40 s per run-epoch"
+    # "The second regime's paper set, finished and measured" (line 242): six 4-run ensembles
+    # of the compiled step, two at a time, "0.40 s per run-epoch"
     "run-epoch compiled": 0.40,
-    # "Training speed", What limits it: "Compiling costs about 25 s at the start of each ensemble"
+    # "Training speed" (line 44): "Compiling costs about 25 s at the start of each ensemble"
     "compile": 25.0,
-    # "Direction sweep": one run, 143 directions on 2048 probe contexts, 128 contexts per forward:
-    # "56.6 s"; scaled here by the probe contexts of the run's task
+    # "Direction sweep" (line 62): one run, 143 directions on 2048 probe contexts, 128
+    # contexts per forward: "56.6 s"; scaled here by the probe contexts of the run's task
     "direction per context": 56.6 / 143 / 2048,
-    # "The loss-rate screen": "Measuring needs no sweep: about 21 s per pair on one thread"
-    # (2048 probe contexts; scaled the same way)
+    # "The loss-rate screen" (line 131): "Measuring needs no sweep: about 21 s per pair on
+    # one thread" (2048 probe contexts; scaled the same way)
     "pair per context": 21.0 / 2048,
-    # "The book and the tests": "each page executes against the committed tables in 2–8 s"
+    # "The book and the tests" (line 175): "each page executes against the committed tables
+    # in 2–8 s"
     "page": 8.0,
 }
 

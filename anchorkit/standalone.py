@@ -84,8 +84,8 @@ def roles(text: str, glue: dict[str, dict]) -> str:
 
 
 def markdown(text: str, glue: dict[str, dict]) -> str:
-    """A Markdown cell as HTML: directives as divs (``{container} cls`` → ``div.cls``), roles read,
-    MyST targets dropped."""
+    """A Markdown cell as HTML: directives as divs (``{container} cls`` → ``div.cls``), roles
+    read, MyST targets dropped."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -94,7 +94,8 @@ def markdown(text: str, glue: dict[str, dict]) -> str:
     def directive(m):
         name, arg, body = m.group(2), m.group(3).strip(), m.group(4)
         cls = arg if name == "container" else f"admonition {name}"
-        title = "" if name == "container" or not arg else f"<p><strong>{html.escape(arg)}</strong></p>"
+        title = ("" if name == "container" or not arg
+                 else f"<p><strong>{html.escape(arg)}</strong></p>")
         return f'<div class="{html.escape(cls)}">{title}{md.render(roles(body, glue))}</div>\n'
 
     parts, last = [], 0
@@ -122,13 +123,15 @@ def output(o, glue: dict[str, dict]) -> str:
         return f"<pre class=\"{o.get('name')}\">{html.escape(text)}</pre>" if text.strip() else ""
     if kind == "error":
         tb = ANSI.sub("", "\n".join(o.get("traceback", [])))
-        return f'<pre class="error">{html.escape(tb or o.get("ename", "") + ": " + o.get("evalue", ""))}</pre>'
+        tb = tb or f"{o.get('ename', '')}: {o.get('evalue', '')}"
+        return f'<pre class="error">{html.escape(tb)}</pre>'
     data = o.get("data", {})
     lite = next((k for k in data if VEGALITE.fullmatch(k)), None)
     if lite:
         spec = json.dumps(data[lite]).replace("</", "<\\/")
         return ('<div class="vega-embed-target"></div><script>(function(div){'
-                f"vegaEmbed(div, {spec});}})(document.currentScript.previousElementSibling);</script>")
+                f"vegaEmbed(div, {spec});}})"
+                "(document.currentScript.previousElementSibling);</script>")
     if "text/html" in data:
         return _text(data["text/html"])
     for image in ("image/png", "image/jpeg"):
@@ -175,7 +178,8 @@ def render(notebook, title: str | None = None) -> str:
     """The page of an executed notebook (a path or an ``nbformat`` notebook), as one HTML string."""
     import nbformat
 
-    nb = nbformat.read(str(notebook), as_version=4) if isinstance(notebook, (str, Path)) else notebook
+    nb = (nbformat.read(str(notebook), as_version=4) if isinstance(notebook, (str, Path))
+          else notebook)
     glue = glued(nb)
     if title is None:
         first = next((c.source for c in nb.cells if c.cell_type == "markdown"), "")

@@ -166,3 +166,15 @@ def test_the_page_reads_myst_roles_and_glued_figures():
     assert "The control scored <span class=\"glued\">0.031</span> (reproducibility)" in got
     assert '<div class="figure-caption"><p><strong>Figure.</strong> A.</p>' in got
     assert "{term}" not in got and "```" not in got
+
+
+def test_a_vega_lite_output_is_embedded_and_a_glued_record_is_not_shown():
+    from anchorkit.standalone import output
+
+    spec = {"mark": "point", "data": {"values": [{"a": 1}]}, "description": "</script>"}
+    got = output({"output_type": "display_data",
+                  "data": {"application/vnd.vegalite.v5+json": spec}}, {})
+    assert "vegaEmbed(div, {" in got and got.count("</script>") == 1
+    record = {"output_type": "display_data", "metadata": {"scrapbook": {"name": "k"}},
+              "data": {"application/papermill.record/text/plain": "1"}}
+    assert output(record, {}) == ""
