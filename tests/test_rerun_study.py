@@ -89,8 +89,8 @@ def test_a_quick_rerun_shows_epochs_and_ends_with_the_tables_the_notebook_and_a_
         fetched = []
         b.page.on("request", lambda req: fetched.append(req.url))
         b.open(page)  # waits until every chart has drawn
-        assert b.js("document.querySelectorAll('.vega-embed svg, .vega-embed canvas').length") \
-            == charts
+        assert b.js("document.querySelectorAll('.vega-embed').length") == charts
+        assert b.js("document.querySelectorAll('.vega-embed svg.marks').length") == charts
         assert [u for u in fetched if not u.startswith(("file:", "data:"))] == []
     finally:
         b.close()
