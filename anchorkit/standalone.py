@@ -19,7 +19,6 @@ from pathlib import Path
 
 from anchorkit.store import REPO
 
-VENDOR = REPO / "book" / "_static" / "vendor"
 CSS = REPO / "book" / "_static" / "anchorkit.css"
 VEGALITE = re.compile(r"application/vnd\.vegalite\.v\d+\+json")
 ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")

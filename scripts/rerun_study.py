@@ -23,6 +23,7 @@ usage: python -m scripts.rerun_study <study> --seeds 712 [713 ...] [--profile pa
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -136,8 +137,6 @@ def main(argv=None) -> int:
     try:
         rerun = Rerun(args)
         assets()
-        import os
-
         from anchorkit.executor import SCHEDULER_ENV, check_scheduler, connect, describe
         from anchorkit.plan import study_plan
 
