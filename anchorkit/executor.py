@@ -29,6 +29,7 @@ from typing import Callable, Iterator
 
 import torch
 
+from anchorkit import progress as tracking
 from anchorkit.config import ParameterError, RunConfig
 
 SCHEDULER_ENV = "ANCHORKIT_SCHEDULER"
@@ -58,7 +59,8 @@ def train_task(configs: list[RunConfig], store, device: str = "cpu", snapshots=(
     from anchorkit.train import train
 
     with threads(THREADS):
-        train(configs, store, device=device, progress=False, snapshots=snapshots)
+        train(configs, store, device=device, progress=False, snapshots=snapshots,
+              on_epoch_end=tracking.EpochReport(tracking.training_track(store, configs)))
     return [c.hash for c in configs]
 
 
@@ -75,11 +77,13 @@ class Graph:
     """The tasks of a study, as (function, arguments) by key; an argument that is a ``Ref``
     stands for that task's result (and orders the tasks). Training tasks count the runs they
     train; the output tasks (a study's pairs, the scout's measurements) are what ``execute``
-    returns, in order."""
+    returns, in order. ``tracks``: what a task reports of its progress (``anchorkit.progress``),
+    by key."""
 
     tasks: dict[str, tuple[Callable, tuple]] = field(default_factory=dict)
     trains: dict[str, int] = field(default_factory=dict)  # training task → runs it trains
     outputs: list[str] = field(default_factory=list)  # tasks whose results come back, in order
+    tracks: dict[str, tracking.Track] = field(default_factory=dict)  # task → its progress
 
     def add(self, key: str, fn: Callable, *args) -> Ref:
         if key in self.tasks:
@@ -112,6 +116,7 @@ def add_training(g: Graph, runs: list[RunConfig], store, device: str = "cpu", sn
     for i, group in enumerate(ensembles(runs, store, size)):
         ref = g.add(f"train-{i}", train_task, group, store, device, tuple(snapshots))
         g.trains[ref.key] = len(group)
+        g.tracks[ref.key] = tracking.training_track(store, group)
         trained_by.update({c.hash: ref for c in group})
     return trained_by
 
@@ -204,20 +209,25 @@ def describe(client) -> str:
 def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
             desc: str = "study", measured: str = "pairs") -> dict[str, object]:
     """Run every task of ``graph`` (in-process, or on Dask) and return the results of its output
-    tasks by key. One progress bar counts runs trained and outputs (``measured``) finished."""
+    tasks by key. The tasks' tracks move a bar per kind of work (``anchorkit.progress``: epochs,
+    directions, pairs); a bar counts the output tasks without a track (``measured`` finished)."""
     from tqdm.std import tqdm
 
-    total = sum(graph.trains.values()) + len(graph.outputs)
     if not graph.tasks:
         return {}
-    what = f"runs trained + {measured} measured" if graph.outputs else "runs trained"
-    bar = tqdm(total=total, desc=f"{desc}: {what}", disable=not progress)
+    untracked = [k for k in graph.outputs if k not in graph.tracks]
+    bar = None
 
     def tick(key: str):
-        bar.update(graph.trains.get(key, 0) + (key in graph.outputs))
+        nonlocal bar
+        if key in untracked:
+            if bar is None:  # drawn once the first one is done, not beside the training bars
+                bar = tqdm(total=len(untracked), desc=f"{desc}: {measured} measured",
+                           disable=not progress)
+            bar.update()
 
     try:
-        with connect(scheduler) as client:
+        with connect(scheduler) as client, tracking.Watch(graph.tracks.values(), progress):
             if progress:
                 tqdm.write(describe(client))
             if client is None:
@@ -228,7 +238,8 @@ def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
                 return {k: results[k] for k in graph.outputs}
             return _on_dask(client, graph, tick)
     finally:
-        bar.close()
+        if bar is not None:
+            bar.close()
 
 
 def _on_dask(client, graph: Graph, tick) -> dict[str, object]:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
+from anchorkit import progress as tracking
 from anchorkit.config import RunConfig
 from anchorkit.executor import ENSEMBLE_RUNS, THREADS, Graph, add_training, threads
 from anchorkit.pairs import SWEEP_CHUNK, Pair, measured
+from anchorkit.train import load_model
 from anchorkit.answers import (cached_part, cached_answers, n_sweep_directions,
                                    answers_key, sweep_answers)
 
@@ -27,9 +29,16 @@ def base_task(cfg: RunConfig, store, *after) -> str:
 
 
 def sweep_task(cfg: RunConfig, store, start: int, stop: int, *after) -> torch.Tensor:
-    """The sweep answers of directions ``start:stop`` of a run."""
+    """The sweep answers of directions ``start:stop`` of a run, reporting each direction swept
+    (each is projected out on its own, so the answers equal those of one call)."""
+    state, track = store.load_final(cfg), tracking.sweep_track(store, cfg, start, stop)
+    model = load_model([cfg], [state])
+    out = []
     with threads(THREADS):
-        return sweep_answers(cfg, store.load_final(cfg), start, stop, SWEEP_CHUNK)
+        for a in range(start, stop):
+            out.append(sweep_answers(cfg, state, a, a + 1, SWEEP_CHUNK, model))
+            tracking.report(track, a + 1 - start)
+    return torch.cat(out)
 
 
 def save_sweep_task(cfg: RunConfig, store, *slices: torch.Tensor) -> str:
@@ -42,7 +51,9 @@ def save_sweep_task(cfg: RunConfig, store, *slices: torch.Tensor) -> str:
 def pair_task(pair: Pair, sweep: bool, store, *after) -> dict[str, pd.DataFrame]:
     """A pair's tables, derived from its runs' cached answers."""
     with threads(THREADS):
-        return measured(pair, sweep, store)
+        out = measured(pair, sweep, store)
+    tracking.report(tracking.pair_track(store, pair), 1)
+    return out
 
 
 def study_graph(runs: list[RunConfig], pairs: list[Pair], sweep: bool, store,
@@ -59,12 +70,16 @@ def study_graph(runs: list[RunConfig], pairs: list[Pair], sweep: bool, store,
             done.append(g.add(f"base-{c.hash}", base_task, c, store, *after))
         if sweep and (c.hash in trained_by or cached_part(c, "sweep", store) is None):
             n = n_sweep_directions(c)
-            slices = [g.add(f"sweep-{c.hash}-{a}", sweep_task, c, store, a, min(a + SWEEP_SLICE, n),
-                            *after) for a in range(0, n, SWEEP_SLICE)]
+            slices = []
+            for a in range(0, n, SWEEP_SLICE):
+                b = min(a + SWEEP_SLICE, n)
+                slices.append(g.add(f"sweep-{c.hash}-{a}", sweep_task, c, store, a, b, *after))
+                g.tracks[slices[-1].key] = tracking.sweep_track(store, c, a, b)
             done.append(g.add(f"save-sweep-{c.hash}", save_sweep_task, c, store, *slices))
         answered[c.hash] = done
     for i, p in enumerate(pairs):
         deps = answered[p.anchored.hash] + (answered[p.control.hash]
                                             if p.control != p.anchored else [])
-        g.output(f"pair-{i}", pair_task, p, sweep, store, *deps)
+        ref = g.output(f"pair-{i}", pair_task, p, sweep, store, *deps)
+        g.tracks[ref.key] = tracking.pair_track(store, p)
     return g

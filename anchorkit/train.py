@@ -24,6 +24,7 @@ from anchorkit.config import ParameterError, RunConfig, check_device, derive_see
 from anchorkit.measure import scores_and_alignment
 from anchorkit.model import Transformer, haar_rotation, residual_axis
 from anchorkit.optim import BasisAdam
+from anchorkit.progress import label
 from anchorkit.recipes import anchor_loss, recipe
 from anchorkit.store import RunStore
 from anchorkit.task import OPS, Batch, epoch_batches, positions, probe_set
@@ -208,8 +209,8 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, sn
     if start == 0:
         record(0, None)
         snapshot(0)
-    bar = tqdm(range(start, cfg0.epochs), desc=f"training {E} run{'s' * (E > 1)}",
-               disable=not progress, initial=start, total=cfg0.epochs)
+    bar = tqdm(range(start, cfg0.epochs), desc=label("training", [c.name for c in cfgs], 1),
+               unit="epoch", disable=not progress, initial=start, total=cfg0.epochs)
     for epoch in bar:
         per_run = [epoch_batches(task, s, epoch, tcfg.contexts_per_epoch, tcfg.batch_size)
                    for s in seeds]

@@ -1,0 +1,184 @@
+"""Re-run one study with other seeds: its notebook executed, its tables, and a page to open.
+
+Every parameter is checked before any work (a bad one is one line naming it). The command then
+prints what it will train and measure (each run by name, whether it is in the run store or in
+``published/`` already, the ensembles trained together, the runs whose directions are swept) with
+an estimate of the time from the figures of ``BENCHMARKS.md``, executes the study's notebook with
+papermill while it shows the work's progress (epochs trained, directions swept, pairs measured,
+each with an ETA: ``anchorkit.progress``, the same bars the notebook draws when run on its own),
+and ends by printing three paths: the tables, the executed notebook, and the notebook rendered to a
+standalone HTML page that opens offline.
+
+The tables never go to the repository's committed ``reports/``: they go to the run store's
+scratch folder (``anchorkit.provenance.scratch_root``: ``.runs/reports/`` by default), under
+``<regime>/`` for a regime other than the weak basis; the notebook and the page go beside them
+(or to ``--out``).
+
+usage: python -m scripts.rerun_study <study> --seeds 712 [713 ...] [--profile paper|quick]
+       [--regime R] [--scheduler in-process|tcp://host:8786] [--out DIR] [--store DIR]
+       (--regime: for the pages that show a second regime beside the weak basis, rotated-basis
+       and reference-baseline; --store: the run store, default $ANCHORKIT_STORE, else .runs/)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from anchorkit.config import ParameterError, check_choice, check_seeds
+from anchorkit.store import REPO
+
+NOTEBOOKS = REPO / "notebooks"
+
+
+def seeds_of(values: list[str]) -> list[int]:
+    out = []
+    for v in values:
+        try:
+            out.append(int(v))
+        except ValueError:
+            raise ParameterError("--seeds", v, "expected integers, e.g. --seeds 712 713") from None
+    return check_seeds(out)
+
+
+def writable(folder: Path, name: str) -> Path:
+    """``folder``, created if need be, after checking that a file can be written there."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".rerun-write-check"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise ParameterError(name, str(folder), f"cannot write there ({e.strerror})") from None
+    return folder
+
+
+class Rerun:
+    """A re-run's checked parameters and where its files go."""
+
+    def __init__(self, args):
+        import papermill
+
+        from anchorkit.executor import check_scheduler
+        from anchorkit.provenance import scratch_root
+        from anchorkit.regimes import WEAK, check_regime, reports_path
+        from anchorkit.store import RunStore
+        from anchorkit.studies import PROFILES, STUDIES
+
+        self.study = check_choice("study", args.study, STUDIES)
+        self.seeds = seeds_of(args.seeds)
+        self.profile = check_choice("--profile", args.profile, tuple(PROFILES))
+        self.scheduler = check_scheduler(args.scheduler)
+        self.notebook = NOTEBOOKS / f"{self.study}.ipynb"
+        # a page that takes ``regimes`` shows them beside the weak basis (side by side)
+        self.side_by_side = "regimes" in papermill.inspect_notebook(str(self.notebook))
+        self.regime = check_regime(args.regime) if args.regime is not None else None
+        if self.regime not in (None, WEAK) and not self.side_by_side:
+            raise ParameterError("--regime", args.regime, f"the {self.study} page shows the "
+                                 f"{WEAK} regime only")
+        self.store = RunStore(args.store)
+        self.reports = writable(scratch_root(self.store.root), "--store")
+        self.out = writable(Path(args.out).absolute() if args.out else
+                            reports_path(self.reports, self.regime), "--out")
+        self.parameters = {"seeds": self.seeds, "profile": self.profile,
+                           "reports_dir": str(self.reports), "store_dir": str(self.store.root),
+                           "reuse": False, "progress": False}
+        if self.regime not in (None, WEAK):
+            self.parameters["regimes"] = [self.regime]
+
+    def shown(self) -> list[str]:
+        """The regimes the page will compute, as it decides (``studies.shown_regimes``)."""
+        from anchorkit.regimes import WEAK
+        from anchorkit.studies import shown_regimes
+
+        if not self.side_by_side:
+            return [WEAK]
+        return shown_regimes(self.study, self.seeds, self.profile, None, self.reports,
+                             self.parameters.get("regimes"))
+
+    def tables(self, regime: str) -> Path:
+        from anchorkit.regimes import reports_path
+
+        return reports_path(self.reports, regime) / self.study
+
+
+def assets() -> None:
+    """The book's vendored JavaScript, copied from npm if it is not there yet (before any work)."""
+    from anchorkit.standalone import vendored_scripts
+
+    try:
+        vendored_scripts()
+    except FileNotFoundError:
+        from scripts import book_assets
+
+        book_assets.main()
+
+
+def workers(client) -> int:
+    """How many workers the tasks share (one in-process)."""
+    return 1 if client is None else max(1, len(client.scheduler_info().get("workers", {})))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("study")
+    p.add_argument("--seeds", nargs="+", required=True, help="the seeds to run, e.g. 712")
+    p.add_argument("--profile", default="paper", help="paper (400 epochs) or quick (4)")
+    p.add_argument("--regime", help="with rotated-basis or reference-baseline: show this regime "
+                   "beside the weak-basis one")
+    p.add_argument("--scheduler", help="in-process, or a Dask scheduler's address (default: "
+                   "$ANCHORKIT_SCHEDULER, else a LocalCluster of one worker per core)")
+    p.add_argument("--out", help="where the executed notebook and its page go (default: beside "
+                   "the tables)")
+    p.add_argument("--store", help="the run store (default: $ANCHORKIT_STORE, else .runs/)")
+    args = p.parse_args(argv)
+    try:
+        rerun = Rerun(args)
+        assets()
+        from anchorkit.executor import SCHEDULER_ENV, check_scheduler, connect, describe
+        from anchorkit.plan import study_plan
+
+        scheduler = check_scheduler(rerun.scheduler or os.environ.get(SCHEDULER_ENV) or None)
+        shown = rerun.shown()
+        with connect(scheduler) as client:
+            plan = study_plan(rerun.study, rerun.seeds, rerun.profile, shown, rerun.store)
+            print("\n".join(plan.lines(workers(client))), flush=True)
+            print(describe(client), flush=True)  # where the work runs; the dashboard, once
+            rerun.parameters["scheduler"] = "in-process" if client is None else (
+                scheduler or client.scheduler.address)
+            notebook = execute(rerun, plan)
+    except ParameterError as e:
+        p.error(str(e))  # one line and exit status 2, before any work
+    from anchorkit.standalone import write
+
+    page = write(notebook, rerun.out / f"{rerun.study}.html")
+    print()
+    for regime in shown:
+        print(f"tables:   {rerun.tables(regime)}/")
+    print(f"notebook: {notebook}")
+    print(f"page:     {page}")
+    return 0
+
+
+def execute(rerun: Rerun, plan) -> Path:
+    """Execute the study's notebook with papermill, its progress drawn here from the tasks'
+    tracks; the executed notebook's path."""
+    import papermill
+
+    from anchorkit.progress import Watch
+
+    out = rerun.out / f"{rerun.study}.ipynb"
+    with Watch(plan.tracks()):
+        try:
+            papermill.execute_notebook(str(rerun.notebook), str(out), parameters=rerun.parameters,
+                                       cwd=str(NOTEBOOKS), progress_bar=False)
+        except papermill.PapermillExecutionError as e:
+            sys.exit(f"{rerun.study}: the notebook stopped with {e.ename}: {e.evalue} "
+                     f"(executed notebook: {out})")
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())
