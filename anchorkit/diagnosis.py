@@ -85,11 +85,12 @@ PREDICTIONS = {
         "The source's overlap relation (shortfall in net removal against cos(e₁, syntax-holding "
         "vector), Pearson r = 0.94) does not appear on our seeds in either regime or arm, against "
         "either vector, and neither does the same relation for the control's own drop.",
-        f"Per regime and arm (8 pairs): Pearson and Spearman correlations of the shortfall "
-        f"(raw − net removal = the control's drop) against |cos(e₁, syntax-holding vector)| and "
-        f"against |cos(e₁, energy spike)|, with exact permutation p-values (all 8! orderings). A "
-        f"relation appears when both correlations are positive with p < {ALPHA}; the prediction "
-        f"holds when none appears."),
+        f"Per regime and arm (8 pairs): Pearson and Spearman correlations of the shortfall in "
+        f"net removal (1 − net removal at full dose) and of the control's own drop under the e₁ "
+        f"edit, each against |cos(e₁, syntax-holding vector)| and against |cos(e₁, energy "
+        f"spike)|, with exact one-sided permutation p-values (all 8! orderings). A relation "
+        f"appears when both correlations are positive with p < {ALPHA}; the prediction holds when "
+        f"none appears."),
     "mirror": (
         "For controls the two arms are mirror images by construction: plain Adam from rotated "
         "initial weights equals rotated Adam from the original weights, rotated back, step for "

@@ -97,26 +97,3 @@ def mirror_table(regime: str, seeds, steps: int, progress: bool = True):
                      "largest_gap": gap, "equal": gap <= MIRROR_TOL})
     return pd.DataFrame(rows)
 
-
-def run_mirror(reports_dir, seeds, steps: int, publish: bool = False, progress: bool = True):
-    """The mirror check of every report regime, written as the ``mirror`` table of
-    ``reports_dir/<regime>/diagnosis/`` (the committed ``reports/`` only with ``publish``)."""
-    import time
-    from pathlib import Path
-
-    from anchorkit.provenance import source_state, write_study
-    from anchorkit.regimes import REPORT, WEAK, reports_path
-    from anchorkit.studies import run_config
-
-    out = {}
-    for regime in REPORT:
-        t0, source = time.perf_counter(), source_state()
-        table = mirror_table(regime, seeds, steps, progress)
-        runs = [run_config(s, r, o, "paper", regime=regime) for s in seeds
-                for r in ("control", "falloff") for o in ("rotated", "adam")]
-        write_study(Path(reports_path(reports_dir, regime)) / "diagnosis", {"mirror": table},
-                    "diagnosis", list(seeds), "paper", runs, time.perf_counter() - t0, source,
-                    None if regime == WEAK else regime, publish=publish,
-                    extra={"parts": ["mirror"], "float": "float64", "steps": steps})
-        out[regime] = table
-    return out

@@ -43,18 +43,6 @@ def seeds_of(values: list[str]) -> list[int]:
     return check_seeds(out)
 
 
-def writable(folder: Path, name: str) -> Path:
-    """``folder``, created if need be, after checking that a file can be written there."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".rerun-write-check"
-        probe.write_text("")
-        probe.unlink()
-    except OSError as e:
-        raise ParameterError(name, str(folder), f"cannot write there ({e.strerror})") from None
-    return folder
-
-
 class Rerun:
     """A re-run's checked parameters and where its files go."""
 
@@ -62,6 +50,7 @@ class Rerun:
         import papermill
 
         from anchorkit.executor import check_scheduler
+        from anchorkit.page import check_writable
         from anchorkit.provenance import scratch_root
         from anchorkit.regimes import WEAK, check_regime, reports_path
         from anchorkit.store import RunStore
@@ -79,9 +68,9 @@ class Rerun:
             raise ParameterError("--regime", args.regime, f"the {self.study} page shows the "
                                  f"{WEAK} regime only")
         self.store = RunStore(args.store)
-        self.reports = writable(scratch_root(self.store.root), "--store")
-        self.out = writable(Path(args.out).absolute() if args.out else
-                            reports_path(self.reports, self.regime), "--out")
+        self.reports = check_writable("--store", scratch_root(self.store.root))
+        self.out = check_writable("--out", Path(args.out).absolute() if args.out else
+                                  reports_path(self.reports, self.regime))
         self.parameters = {"seeds": self.seeds, "profile": self.profile,
                            "reports_dir": str(self.reports), "store_dir": str(self.store.root),
                            "reuse": False, "progress": False}

@@ -1,0 +1,81 @@
+"""Running the diagnosis study (``anchorkit.diagnosis`` holds its predictions and rules): each
+part's tables are written into ``reports_dir/<regime>/diagnosis/`` for every report regime,
+beside the parts already there (the folder lands whole, with one provenance listing the parts and
+the runs each read). Parts: ``mirror`` (``symmetry``), ``overlap`` (``overlap``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from anchorkit.provenance import has_tables, read_study, source_state, write_study
+from anchorkit.regimes import REPORT, WEAK, reports_path
+from anchorkit.studies import PAPER_SEEDS, run_config, study_runs
+
+STUDY = "diagnosis"
+
+
+def write_part(reports_dir, regime: str, part: str, tables: dict[str, pd.DataFrame], runs,
+               wall_s: float, source: dict, publish: bool = False, extra: dict | None = None
+               ) -> Path:
+    """Write one part's tables into the regime's diagnosis folder, keeping the other parts'
+    tables and records (a part written again replaces its own)."""
+    where = Path(reports_path(reports_dir, regime)) / STUDY
+    old_prov, old = read_study(where) if has_tables(where) else ({}, {})
+    parts = old_prov.get("parts") if isinstance(old_prov.get("parts"), dict) else {}
+    replaced = parts.pop(part, {}).get("tables", [])
+    keep = {name: t for name, t in old.items()
+            if name not in replaced and any(name in rec["tables"] for rec in parts.values())}
+    parts[part] = {"tables": sorted(tables), "runs": sorted(c.name for c in runs),
+                   "commit": source.get("commit"), "wall_seconds": round(wall_s, 1),
+                   **(extra or {})}
+    every = {c.hash: c for c in runs}
+    every.update({h: c for h, c in _runs_of(old_prov, regime).items()})
+    write_study(where, {**keep, **tables}, STUDY, PAPER_SEEDS, "paper", list(every.values()),
+                sum(rec["wall_seconds"] for rec in parts.values()), source,
+                None if regime == WEAK else regime, publish=publish, extra={"parts": parts})
+    return where
+
+
+def _runs_of(prov: dict, regime: str) -> dict:
+    """The runs an earlier provenance of the folder lists, as configurations (by hash)."""
+    known = {c.hash: c for r in ("control", "falloff") for o in ("rotated", "adam")
+             for c in [run_config(s, r, o, "paper", regime=regime) for s in PAPER_SEEDS]}
+    return {h: known[h] for h in prov.get("runs", {}).values() if h in known}
+
+
+def run_mirror(reports_dir, steps: int, seeds=PAPER_SEEDS, publish: bool = False,
+               progress: bool = True) -> dict[str, pd.DataFrame]:
+    """Part 3 in every report regime: the ``mirror`` table."""
+    from anchorkit.symmetry import mirror_table
+
+    out = {}
+    for regime in REPORT:
+        t0, source = time.perf_counter(), source_state()
+        table = mirror_table(regime, seeds, steps, progress)
+        runs = [run_config(s, r, o, "paper", regime=regime) for s in seeds
+                for r in ("control", "falloff") for o in ("rotated", "adam")]
+        write_part(reports_dir, regime, "mirror", {"mirror": table}, runs,
+                   time.perf_counter() - t0, source, publish,
+                   {"float": "float64", "steps": steps})
+        out[regime] = table
+    return out
+
+
+def run_overlap(reports_dir, regime: str, store=None, publish: bool = False,
+                progress: bool = True) -> dict[str, pd.DataFrame]:
+    """Part 2 in one report regime, on its rotated-basis study's published controls."""
+    from anchorkit.overlap import overlap_study
+    from anchorkit.store import RunStore
+
+    t0, source = time.perf_counter(), source_state()
+    store = store if store is not None else RunStore()
+    tables = overlap_study(regime, reports_dir, store, progress)
+    runs = [c for c in study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=regime)
+            if c.recipe == "control"]
+    write_part(reports_dir, regime, "overlap", tables, runs, time.perf_counter() - t0, source,
+               publish)
+    return tables
