@@ -114,22 +114,27 @@ def _correlations(x: np.ndarray, Y: np.ndarray) -> np.ndarray:
         return np.where(denom > 0, Yc @ xc / denom, np.nan)
 
 
-def control_targets(results: pd.DataFrame, notable: pd.DataFrame) -> pd.DataFrame:
-    """Per control of a study with a sweep: the index along its own basis of its energy spike
-    (the largest share at the syntax positions), its syntax-holding vector and its costliest
-    direction, with |cos(e₁, ·)| of the spike and the syntax vector, its control drop under the
-    e₁ edit and the pair's net removal (rotated-basis's ``results``; ``directions.notable_table``)."""
+def control_targets(results: pd.DataFrame, basis: pd.DataFrame, notable: pd.DataFrame,
+                    bases: dict[str, torch.Tensor]) -> pd.DataFrame:
+    """Per control of a study with a sweep: the index along its own basis (``bases`` by run name)
+    of its energy spike (the vector with the largest energy share at the syntax positions, from
+    the study's ``basis`` table, whether or not it is twice the second: ``has_spike`` says), its
+    syntax-holding vector and its costliest direction (``directions.notable_table``), |cos(e₁, ·)|
+    of the spike and the syntax vector, its control drop under the e₁ edit and the pair's net
+    removal (the study's ``results``)."""
     rows = []
     mine = notable[notable.role == "control"].set_index(["run", "kind"])
     for _, r in results.iterrows():
         own = "rotated" if r.optimizer == "rotated" else "axes"
         name = r.control_run
+        g = basis[(basis.control_run == name) & (basis.role == "control") & (basis.basis == own)]
+        spike = int(g.loc[g.syntax_share.idxmax(), "direction"])
         syntax = mine.loc[(name, "syntax")]
         rows.append({"run": name, "seed": int(r.seed), "optimizer": r.optimizer,
-                     "spike": int(r[f"control_spike_{own}"]),
+                     "spike": spike, "has_spike": bool(r[f"control_has_spike_{own}"]),
                      "syntax": None if pd.isna(syntax["index"]) else int(syntax["index"]),
                      "costliest": int(mine.loc[(name, "costliest"), "index"]),
-                     "cos_e1_spike": abs(float(r[f"control_cos_e1_spike_{own}"])),
+                     "cos_e1_spike": abs(float(bases[name][spike, 0])),
                      "cos_e1_syntax": abs(float(syntax.cos_e1)),
                      "control_drop": float(r.control_drop),
                      "shortfall": 1.0 - float(r.net_removal)})
@@ -147,6 +152,7 @@ def relations(targets: pd.DataFrame) -> pd.DataFrame:
                 rows.append({"optimizer": optimizer, "measure": measure, "against": against,
                              **relation(ok[against], ok[measure])})
     out = pd.DataFrame(rows)
+    out["testable"] = out.pearson.notna()  # a cosine the same on every seed cannot be tested
     out["relation"] = ((out.pearson > 0) & (out.spearman > 0) & (out.p_pearson < ALPHA)
                        & (out.p_spearman < ALPHA))
     return out
@@ -169,13 +175,14 @@ def overlap_study(regime: str, reports_dir, store, progress: bool = True
     runs = study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=regime)
     by_name = {c.name: c for c in runs}
     notable = notable_table(runs, tables["spectra"], tables["basis"], store, roles=("control",))
-    targets = control_targets(tables["results"], notable)
+    bases = {c.name: own_basis(c)[1] for c in runs if c.recipe == "control"}
+    targets = control_targets(tables["results"], tables["basis"], notable, bases)
     curves = []
     for _, t in tqdm(list(targets.iterrows()), desc=f"overlap curves ({regime})",
                      disable=not progress):
         cfg = by_name[t.run]
         curves.append(overlap_curves(cfg, store.load_final(cfg),
-                                     {k: t[k] for k in TARGETS}, own_basis(cfg)[1]))
+                                     {k: t[k] for k in TARGETS}, bases[t.run]))
     curves = pd.concat(curves, ignore_index=True).assign(regime=regime)
     return {"overlap_targets": targets.assign(regime=regime), "overlap": curves,
             "overlap_verdicts": verdicts(curves),
