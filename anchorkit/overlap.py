@@ -54,8 +54,9 @@ def overlap_curves(cfg: RunConfig, state: dict, targets: dict[str, int | None],
     spans = span(clean, null_of_other_ops(clean_pred, probe)[0])
     rows = []
     for name, index in targets.items():
-        if index is None:
+        if index is None or pd.isna(index):
             continue
+        index = int(index)
         dirs = torch.cat([blended(basis[index], c, DRAWS, cfg.seed) for c in OVERLAPS])
         with torch.inference_mode():
             pred = edited_predictions(model, probe, dirs, 1.0, chunk)[0]  # (n, B)
