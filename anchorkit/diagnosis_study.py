@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from anchorkit.executor import THREADS, threads
 from anchorkit.provenance import has_tables, read_study, source_state, write_study
 from anchorkit.regimes import REPORT, WEAK, reports_path
 from anchorkit.studies import PAPER_SEEDS, run_config, study_runs
@@ -55,7 +56,8 @@ def run_mirror(reports_dir, steps: int, seeds=PAPER_SEEDS, publish: bool = False
     out = {}
     for regime in REPORT:
         t0, source = time.perf_counter(), source_state()
-        table = mirror_table(regime, seeds, steps, progress)
+        with threads(THREADS):  # as a study's tasks: the tables do not depend on the cores
+            table = mirror_table(regime, seeds, steps, progress)
         runs = [run_config(s, r, o, "paper", regime=regime) for s in seeds
                 for r in ("control", "falloff") for o in ("rotated", "adam")]
         write_part(reports_dir, regime, "mirror", {"mirror": table}, runs,
@@ -73,7 +75,8 @@ def run_overlap(reports_dir, regime: str, store=None, publish: bool = False,
 
     t0, source = time.perf_counter(), source_state()
     store = store if store is not None else RunStore()
-    tables = overlap_study(regime, reports_dir, store, progress)
+    with threads(THREADS):
+        tables = overlap_study(regime, reports_dir, store, progress)
     runs = [c for c in study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=regime)
             if c.recipe == "control"]
     write_part(reports_dir, regime, "overlap", tables, runs, time.perf_counter() - t0, source,
