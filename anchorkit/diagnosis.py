@@ -29,6 +29,17 @@ PROBE_READABLE = 0.6  # a probe reads the op when its held-out balanced accuracy
 LOW_RANK = 4  # an effective rank at most this is "low-rank redundancy"
 OVER_RANDOM = 0.3  # ... when the erasure subspace removes at least this much more than a random one
 DIFFUSE_OVER_RANDOM = 0.2  # at k = 8 within this of a random subspace: no subspace carries it
+RANK_DRAWS = 4  # random subspaces (e₁ plus k − 1 random directions) per run, their mean
+# The erasure directions (fixed before any part-1 table): e₁ first; then, k = 2…8, the model is
+# run on fresh fitting contexts (FIT_CONTEXTS_PER_OP per op, seeded by the run's seed, never the
+# probe set) with the k − 1 directions so far projected out at every slice and position, and LEACE
+# (EleutherAI's concept-erasure, ``LeaceFitter``, method "leace", its default shrinkage) is fitted
+# on the states at the example answers of the pulled slices 1–4 for "difference vs the other ops".
+# The edit must be an orthogonal projection and LEACE's eraser is oblique (it subtracts along
+# Σ_xz, reading along Σ⁻¹Σ_xz), so the k-th direction is the eraser's *read* direction Σ⁻¹Σ_xz
+# (the whitened one: the class-mean difference Σ_xz alone is dominated by the shared mean state
+# and breaks every op, in controls too), made orthogonal to the directions so far and unit.
+FIT_CONTEXTS_PER_OP = 512
 
 # ---------------------------------------------------------------------- part 2: overlap
 OVERLAPS = (0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0)  # c, the cosine of d with v

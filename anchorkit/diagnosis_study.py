@@ -1,7 +1,10 @@
 """Running the diagnosis study (``anchorkit.diagnosis`` holds its predictions and rules): each
 part's tables are written into ``reports_dir/<regime>/diagnosis/`` for every report regime,
 beside the parts already there (the folder lands whole, with one provenance listing the parts and
-the runs each read). Parts: ``mirror`` (``symmetry``), ``overlap`` (``overlap``).
+the runs each read). Parts: ``rank`` (``rank``: the probe and the rank curves), ``overlap``
+(``overlap``), ``mirror`` (``symmetry``), and ``notable``: the directions of note of every run of
+the rotated-basis study (``directions.notable_table``), which the report page reads rather than
+computing them from weights.
 """
 
 from __future__ import annotations
@@ -82,3 +85,58 @@ def run_overlap(reports_dir, regime: str, store=None, publish: bool = False,
     write_part(reports_dir, regime, "overlap", tables, runs, time.perf_counter() - t0, source,
                publish)
     return tables
+
+
+def _published_runs(regime: str, reports_dir):
+    """The rotated-basis study's runs in a regime and its committed tables."""
+    from anchorkit.provenance import read_tables
+
+    tables = read_tables(reports_path(reports_dir, regime) / "rotated-basis")
+    return study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=regime), tables
+
+
+def run_rank(reports_dir, regime: str, store=None, publish: bool = False, progress: bool = True
+             ) -> dict[str, pd.DataFrame]:
+    """Part 1 in one report regime, on the published weights of its rotated-basis study (every
+    falloff run and control, both arms): the ``probe``, ``rank_curves``, ``ranks``,
+    ``rank_verdicts`` and ``probe_verdicts`` tables."""
+    from tqdm.std import tqdm
+
+    from anchorkit.rank import probe_verdicts, rank_curves, rank_verdicts, ranks_table
+    from anchorkit.store import RunStore
+
+    t0, source = time.perf_counter(), source_state()
+    store = store if store is not None else RunStore()
+    runs, _ = _published_runs(regime, reports_dir)
+    curves, probes = [], []
+    with threads(THREADS):
+        for cfg in tqdm(runs, desc=f"rank curves ({regime})", disable=not progress):
+            c, p = rank_curves(cfg, store.load_final(cfg))
+            curves.append(c)
+            probes.append(p)
+    curves = pd.concat(curves, ignore_index=True)
+    probes = pd.concat(probes, ignore_index=True)
+    ranks = ranks_table(curves)
+    tables = {"rank_curves": curves.assign(regime=regime), "probe": probes.assign(regime=regime),
+              "ranks": ranks.assign(regime=regime),
+              "rank_verdicts": rank_verdicts(ranks).assign(regime=regime),
+              "probe_verdicts": probe_verdicts(probes).assign(regime=regime)}
+    write_part(reports_dir, regime, "rank", tables, runs, time.perf_counter() - t0, source,
+               publish, {"erasure": "concept-erasure LeaceFitter (method leace), read direction"})
+    return tables
+
+
+def run_notable(reports_dir, regime: str, store=None, publish: bool = False
+                ) -> dict[str, pd.DataFrame]:
+    """The directions of note of every run of a regime's rotated-basis study, as a table."""
+    from anchorkit.directions import notable_table
+    from anchorkit.store import RunStore
+
+    t0, source = time.perf_counter(), source_state()
+    store = store if store is not None else RunStore()
+    runs, tables = _published_runs(regime, reports_dir)
+    with threads(THREADS):
+        table = notable_table(runs, tables["spectra"], tables["basis"], store)
+    write_part(reports_dir, regime, "notable", {"notable": table}, runs,
+               time.perf_counter() - t0, source, publish)
+    return {"notable": table}

@@ -50,3 +50,10 @@ def projection_edit(d: torch.Tensor, dose: float, n_slices: int) -> dict[int, Ho
     dose = check_dose(dose)
     d = d / d.norm(dim=-1, keepdim=True)
     return {s: (lambda x, d=d: project_out(x, d.to(x.device, x.dtype), dose)) for s in range(n_slices)}
+
+
+def project_out_subspace(x: torch.Tensor, Q: torch.Tensor) -> torch.Tensor:
+    """x − (x Q) Qᵀ along the last axis: the projection edit of a subspace at full dose, Q (…, D, k)
+    with orthonormal columns (zero columns are no direction), broadcast against x (…, D). With
+    one column it is ``project_out(x, d, 1)``."""
+    return x - ((x.unsqueeze(-2) @ Q) @ Q.transpose(-1, -2)).squeeze(-2)

@@ -171,6 +171,32 @@ def edited_predictions(model: Transformer, batch: Batch, directions: torch.Tenso
     return torch.cat(out, dim=1)
 
 
+@torch.inference_mode()
+def subspace_predictions(model: Transformer, batch: Batch, subspaces: torch.Tensor,
+                         chunk: int = 4) -> torch.Tensor:
+    """Query predictions (n, B) of a one-run model with each of n subspaces projected out at every
+    slice and position, full dose. ``subspaces`` is (n, k, D), orthonormal rows (zero rows stand
+    for no direction, so subspaces of rank below k share one tensor); ``chunk`` subspaces go
+    through one batched forward, the contexts repeated once per subspace."""
+    from anchorkit.edit import project_out_subspace
+
+    if model.n_members != 1:
+        raise ValueError(f"subspace_predictions scores one run; the model holds {model.n_members}")
+    B, q = batch.tokens.shape[0], positions(model.task).query
+    out = []
+    for start in range(0, subspaces.shape[0], chunk):
+        Q = subspaces[start:start + chunk].transpose(1, 2)[:, None, None]  # (c, 1, 1, D, k)
+        c = Q.shape[0]
+
+        def project(x, Q=Q, c=c):  # (1, c·B, T, D): each subspace on its copy of the contexts
+            Qx = Q.to(x.device, x.dtype)
+            return project_out_subspace(x.view(c, B, *x.shape[2:]), Qx).view_as(x)
+
+        logits = model(batch.tokens.repeat(c, 1), hooks={s: project for s in range(model.n_slices)})
+        out.append(logits[0, :, q, : n_numbers(model.task)].argmax(-1).view(c, B))
+    return torch.cat(out)
+
+
 def scores_of_predictions(predicted: torch.Tensor, batch: Batch) -> torch.Tensor:
     """Per-op accuracy (…, n_ops) of query predictions (…, B)."""
     correct = (predicted == batch.targets[:, -1]).float()
