@@ -83,6 +83,7 @@ def mirror_test(measures: pd.DataFrame) -> pd.DataFrame:
                      "plain": float(wide[(m, "adam")].median()),
                      "rotated": float(wide[(m, "rotated")].median()),
                      "difference": float(d.median()), "rotated_larger": int((d > 0).sum()),
+                     "rotated_smaller": int((d < 0).sum()),
                      "p": p[m], "smallest_possible_p": best_p(len(d), "two-sided")})
     adjusted = holm(p)
     out = pd.DataFrame(rows)
@@ -97,10 +98,17 @@ def mirror_verdict(test: pd.DataFrame) -> tuple[bool, str]:
     differ = test[test.differs]
     can = bool((test.smallest_possible_p * len(test) < ALPHA).any())
     if differ.empty:
-        text = (f"no own-basis measure differs between plain and rotated controls over {n} seeds "
-                f"(smallest Holm-adjusted p {test.p_holm.min():.2f})")
+        text = (f"not rejected at n = {n}: no own-basis measure differs between plain and rotated "
+                f"controls by the rule (smallest Holm-adjusted p {test.p_holm.min():.2f})")
         if not can:
             text += f"; with {n} seeds no difference could have been detected"
+        lean = [(r.rotated_larger, "larger", r) if r.rotated_larger >= r.seeds - 2 else
+                (r.rotated_smaller, "smaller", r) for r in test.itertuples()
+                if max(r.rotated_larger, r.rotated_smaller) >= r.seeds - 2]
+        if n >= 6 and lean:  # a one-sided tendency the test does not reject, said as one
+            text += "; the tendency: " + ", ".join(
+                f"rotated {way} on {k} of {r.seeds} seeds in {r.label} (unadjusted p {r.p:.3f})"
+                for k, way, r in lean)
         return True, text
     said = ", ".join(f"{r.label} (rotated − plain {r.difference:+.3f}, Holm p {r.p_holm:.3f})"
                      for r in differ.itertuples())

@@ -44,6 +44,9 @@ def probe_fit(features: torch.Tensor, labels: torch.Tensor, steps: int = 200,
     """A logistic-regression probe for a binary label fitted on the even rows (features (N, D),
     standardised by the even rows; classes weighted to balance) and its predictions (bool) on the
     odd rows."""
+    for rows, name in ((labels[::2], "even"), (labels[1::2], "odd")):
+        if rows.all() or not rows.any():
+            raise ValueError(f"the probe needs both classes among the {name} rows")
     x = features.double()
     x = (x - x[::2].mean(0)) / x[::2].std(0).clamp_min(1e-8)
     y = labels.double()

@@ -178,7 +178,7 @@ def prediction_figures(shown: dict[str, dict], notable: dict[str, pd.DataFrame]
         x = shown[r]
         verdicts[r] = mirror.mirror_test(mirror.own_basis_measures(x["results"], x["spectra"], x["basis"]))
         holds, text = mirror.mirror_verdict(verdicts[r])
-        glued[f"pred-mirror{s}"] = f"{text}: {'the prediction holds' if holds else 'the prediction fails'}"
+        glued[f"pred-mirror{s}"] = f"{text}: {'the prediction stands' if holds else 'the prediction fails'}"
         e1_holds, e1_text = mirror.e1_verdict(mirror.e1_syntax_axis(notable[r]))
         glued[f"pred-e1{s}"] = (f"{e1_text}: " + ("the prediction holds" if e1_holds else
                                                   "the prediction fails, a finding to explain"))
@@ -233,3 +233,24 @@ def screen_scope(reports_dir: Path) -> str:
         return scope(None)
     tables = read_tables(screen)
     return scope(tables["rate"], measured_before_bounded_removal(tables["results"]))
+
+
+def notables(runs_by_regime: dict[str, list], shown: dict[str, dict], store,
+             committed: Path | None = None) -> dict[str, pd.DataFrame]:
+    """The directions of note of each regime's runs: the committed table (the diagnosis study's
+    ``notable``, under ``committed`` — the repository's ``reports/`` by default) when it holds
+    exactly these runs, so that the page computes nothing from weights; else computed from the
+    runs' weights and the regime's ``spectra`` and ``basis`` (a re-run with other seeds)."""
+    from anchorkit.directions import notable_table
+    from anchorkit.page import REPORTS
+
+    out = {}
+    for r, x in shown.items():
+        runs = runs_by_regime[r]
+        where = reports_path(REPORTS if committed is None else committed, r) / "diagnosis"
+        table = read_tables(where).get("notable") if has_tables(where) else None
+        if table is not None and set(table.hash) == {c.hash for c in runs}:
+            out[r] = table
+        else:
+            out[r] = notable_table(runs, x["spectra"], x["basis"], store)
+    return out

@@ -307,3 +307,26 @@ def rerun_summaries(reports_dir) -> list[tuple[str, pd.DataFrame]]:
                     f"{prov['tolerance']:g}. " + rerun_verdict(cmp, prov))
         out.append((prov["date"], sentence, table))
     return [(sentence, table) for _, sentence, table in sorted(out, key=lambda r: r[0])]
+
+
+def cross_cpu_text(reports_dir) -> str:
+    """How far a retraining on another CPU moved the results, from the re-run records: the record
+    with the most values beyond its tolerance, its count and its largest difference."""
+    worst = None
+    for f in sorted(Path(reports_dir).glob("rerun/*/provenance.json")):
+        prov, tables = read_study(f.parent)
+        cmp = tables["comparison"]
+        out = int((~cmp.within_tolerance).sum())
+        if worst is None or out > worst[0]:
+            worst = (out, len(cmp), float(cmp.difference.abs().max()), prov)
+    if worst is None:
+        return "no re-run on another CPU is recorded yet"
+    out, n, largest, prov = worst
+    k = prov.get("kernels") or {}
+    where = cpu_name(k["cpu"]) if k else "a machine that was not recorded"
+    if out == 0:
+        return (f"every re-run recorded so far agrees with the published tables within its "
+                f"tolerance (largest difference {number(largest, '.2g')})")
+    return (f"a retraining on {where} changed {out} of the {n} values compared beyond the "
+            f"tolerance of {prov['tolerance']:g}, by up to {number(largest, '.2g')}: another CPU "
+            f"can train another model of the same configuration, not just other last bits")

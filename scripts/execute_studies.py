@@ -36,7 +36,7 @@ from anchorkit import scout
 from anchorkit.provenance import written_for
 from anchorkit.studies import DEFAULT_SEEDS, ESSAY, PAPER_SEEDS, STUDIES, essay_runs, study_runs
 
-PAGES_ONLY = ("reproduction-ledger", "reproducibility")  # pages that execute like a study but train nothing
+PAGES_ONLY = ("diagnosis", "reproduction-ledger", "reproducibility")  # pages that execute like a study but train nothing
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "book" / "studies"
 

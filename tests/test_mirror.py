@@ -27,7 +27,17 @@ def measures(rotated_top_share_shift=0.0, seeds=8):
 
 def test_alike_arms_are_mirror_images():
     holds, text = mirror.mirror_verdict(mirror.mirror_test(measures()))
-    assert holds and "no own-basis measure differs" in text
+    assert holds and "no own-basis measure differs" in text and "not rejected at n = 8" in text
+    assert "tendency" not in text  # noise either side is no tendency
+
+
+def test_a_one_sided_tendency_the_rule_does_not_reject_is_said():
+    m = measures(rotated_top_share_shift=0.0)
+    rot = m.optimizer == "rotated"
+    m.loc[rot & (m.seed < 6), "kurtosis"] += 0.5  # larger on 6 of 8 seeds, smaller on two
+    m.loc[rot & (m.seed >= 6), "kurtosis"] -= 0.1
+    holds, text = mirror.mirror_verdict(mirror.mirror_test(m))
+    assert holds and "rotated larger on 6 of 8 seeds in" in text
 
 
 def test_a_systematic_difference_is_caught_and_named():

@@ -1,0 +1,321 @@
+"""The diagnosis page's text, charts and tables ("Why our runs differ from the source's"), read
+from the committed tables of both report regimes: each regime's ``diagnosis/`` folder and its
+rotated-basis study's ``results`` and ``alignment``. Every number the page prints comes from
+those tables; nothing here loads weights."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from anchorkit import diagnosis
+from anchorkit.findings import deep_alignment
+from anchorkit.formatting import captioned, number, summary
+from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
+from anchorkit.provenance import read_tables
+from anchorkit.rank import LEVEL, LOW_RANK_VERDICT  # noqa: F401 (LEVEL: the page glues it)
+from anchorkit.regimes import REPORT, SECOND, SECOND_EPOCHS, reports_path, title
+from anchorkit.studies import PAPER_SEEDS
+
+TABLES = ("rank_curves", "probe", "ranks", "rank_verdicts", "probe_verdicts", "overlap",
+          "overlap_targets", "overlap_verdicts", "relation", "mirror", "notable")
+ARMS = {"rotated": "rotated Adam", "adam": "plain Adam"}
+TARGET_NAMES = {"spike": "energy spike", "syntax": "syntax-holding vector",
+                "costliest": "costliest direction"}
+
+
+def load(reports_dir) -> dict[str, dict[str, pd.DataFrame]]:
+    """Per report regime: its diagnosis tables, with the rotated-basis study's ``results`` and
+    ``alignment`` and, in the second regime, the viability check's ``anchors`` (every read checked
+    against its folder's manifest)."""
+    out = {}
+    for regime in REPORT:
+        home = reports_path(reports_dir, regime)
+        tables = dict(read_tables(Path(home) / "diagnosis"))
+        missing = [t for t in TABLES if t not in tables]
+        if missing:
+            raise FileNotFoundError(f"{home}/diagnosis lacks {missing}: compute them with "
+                                    f"anchorkit.diagnosis_study (the page's Re-running section)")
+        study = read_tables(Path(home) / "rotated-basis")
+        tables.update(results=study["results"], alignment=study["alignment"])
+        if regime == SECOND:
+            tables["anchors"] = read_tables(Path(home) / "viability")["anchors"]
+        out[regime] = tables
+    return out
+
+
+# ---------------------------------------------------------------------- the dissociation
+def dissociation(tables: dict[str, dict[str, pd.DataFrame]]) -> pd.DataFrame:
+    """One row per falloff run of each regime: its alignment at slices 3–4 and raw removal."""
+    rows = []
+    for regime, t in tables.items():
+        deep = deep_alignment(t["alignment"]).rename("alignment").reset_index()
+        r = t["results"][["seed", "optimizer", "run", "raw_removal", "net_removal"]]
+        rows.append(r.merge(deep, on=["optimizer", "seed"]).assign(regime=title(regime)))
+    out = pd.concat(rows, ignore_index=True)
+    out["arm"] = out.optimizer.map(ARMS)
+    return out
+
+
+# ---------------------------------------------------------------------- part 1
+def rank_long(tables) -> pd.DataFrame:
+    """The rank curves of every falloff run, erasure and random subspaces as rows."""
+    rows = []
+    for regime, t in tables.items():
+        c = t["rank_curves"]
+        c = c[c.recipe == "falloff"]
+        for which, col in (("erasure", "removal"), ("random", "random_removal")):
+            rows.append(c[["run", "seed", "optimizer", "k"]].assign(
+                subspace=which, removal=c[col].to_numpy(),
+                spill=c["spill" if which == "erasure" else "random_spill"].to_numpy(),
+                regime=title(regime)))
+    out = pd.concat(rows, ignore_index=True)
+    out["arm"] = out.optimizer.map(ARMS)
+    return out
+
+
+# ---------------------------------------------------------------------- verdicts in words
+def probe_text(tables) -> str:
+    """Per regime, on how many runs difference stays readable after the e₁ edit at slices 1–4."""
+    parts = []
+    for regime, t in tables.items():
+        v = t["probe_verdicts"]
+        parts.append(f"{int(v.readable.sum())} of {int(v.runs.sum())} runs in the "
+                     f"{title(regime)} (lowest accuracy there {number(v.lowest.min())})")
+    return "; ".join(parts)
+
+
+def probe_holds(tables) -> bool:
+    return all(int(t["probe_verdicts"].readable.sum()) == int(t["probe_verdicts"].runs.sum())
+               for t in tables.values())
+
+
+def rank_text(tables) -> str:
+    """Per regime and arm: the verdict, how many falloff runs have an effective rank at most
+    LOW_RANK and how many none up to 8."""
+    parts = []
+    for regime, t in tables.items():
+        arms = [f"{ARMS[r.optimizer]}: {r.verdict} ({r.low_rank} of {r.runs} falloff runs of "
+                f"rank at most {diagnosis.LOW_RANK}, {r['none']} with none up to "
+                f"{diagnosis.RANKS[-1]}; at k = {diagnosis.RANKS[-1]} the erasure subspace removes "
+                f"{number(r.median_over_random_at_top, '+.2f')} beyond a random one, median)"
+                for _, r in t["rank_verdicts"].iterrows()]
+        parts.append(f"{title(regime)}: " + "; ".join(arms))
+    return ". ".join(parts)
+
+
+def rank_holds(tables) -> bool:
+    """The rank prediction: the second regime's rotated arm reads low-rank redundancy, the
+    weak-basis regime's rotated arm has a median effective rank of at most 2."""
+    v = {r: t["rank_verdicts"].set_index("optimizer") for r, t in tables.items()}
+    weak, second = REPORT
+    return (v[second].loc["rotated", "verdict"] == LOW_RANK_VERDICT
+            and v[weak].loc["rotated", "median_rank"] <= 2)
+
+
+def overlap_text(tables) -> str:
+    cells = pd.concat([t["overlap_verdicts"] for t in tables.values()], ignore_index=True)
+    weak = cells[cells.verdict == "weak"]
+    return (f"{len(weak)} of {len(cells)} (regime, arm, v) cells read weak; the median drop on "
+            f"difference at c = {diagnosis.AT} is {summary(cells.median_drop, '.3f')} over them")
+
+
+def overlap_holds(tables) -> bool:
+    return all((t["overlap_verdicts"].verdict == "weak").all() for t in tables.values())
+
+
+def relation_text(tables) -> str:
+    rel = pd.concat([t["relation"] for t in tables.values()], ignore_index=True)
+    tested = rel[rel.testable]
+    return (f"{int(tested.relation.sum())} of {len(tested)} testable correlations show a relation "
+            f"by the rule ({len(rel) - len(tested)} more not testable: a cosine the same on every "
+            f"seed)")
+
+
+def relation_holds(tables) -> bool:
+    return not any(t["relation"].relation.any() for t in tables.values())
+
+
+def mirror_text(tables) -> str:
+    parts = []
+    for regime, t in tables.items():
+        m = t["mirror"]
+        c, f = m[m.recipe == "control"], m[m.recipe == "falloff"]
+        parts.append(f"{title(regime)}: controls {int(c.equal.sum())} of {len(c)} equal (largest "
+                     f"gap {c.largest_gap.max():.1e}), falloff {int(f.equal.sum())} of {len(f)} "
+                     f"(gaps {summary(f.largest_gap, '.3f')})")
+    return "; ".join(parts)
+
+
+def mirror_holds(tables) -> bool:
+    return all(t["mirror"][t["mirror"].recipe == "control"].equal.all()
+               and not t["mirror"][t["mirror"].recipe == "falloff"].equal.any()
+               for t in tables.values())
+
+
+def verdict_word(holds: bool) -> str:
+    return "holds" if holds else "does not hold"
+
+
+# ---------------------------------------------------------------------- part 4: the summary
+def syntax_is_spike(t) -> tuple[int, int]:
+    """Rotated controls whose syntax-holding vector is their energy spike, of those with one."""
+    g = t["overlap_targets"]
+    g = g[(g.optimizer == "rotated") & g.syntax.notna()]
+    return int((g.syntax.astype(int) == g.spike.astype(int)).sum()), len(g)
+
+
+def selection(t) -> str:
+    """The second regime's viability check against its paper seeds: rotated falloff runs whose
+    raw removal kept the anchor."""
+    a = t["anchors"]
+    cal = a[(a.optimizer == "rotated") & (a.recipe == "falloff") & (a.epochs == a.run_epochs)
+            & (a.run_epochs == SECOND_EPOCHS)]  # the paper's length, at its end
+    r = t["results"]
+    paper = r[(r.optimizer == "rotated") & (r.recipe == "falloff")]
+    return (f"kept on {int(cal.kept_raw.sum())} of {len(cal)} rotated calibration runs, on "
+            f"{int(paper.kept_raw.sum())} of {len(paper)} rotated paper seeds")
+
+
+def summary_table(tables) -> pd.DataFrame:
+    """Each candidate explanation of the ledger's failures, the test that addresses it and its
+    outcome per regime, every cell computed from the tables."""
+    weak, second = REPORT
+    rows = []
+
+    def add(candidate, test, outcome):
+        rows.append({"candidate explanation": candidate, "test": test,
+                     **{title(r): outcome(tables[r]) for r in REPORT}})
+
+    add("The premise is smaller than the source's (the rotated controls' energy spike)",
+        "top energy share of the rotated controls along their rotated axes (the source's about "
+        "half)", lambda t: summary(t["results"].query("optimizer == 'rotated'")
+                                   .control_top_share_rotated))
+    add("The op is carried by more directions than e₁",
+        f"removal curves by rank, k = 1–{diagnosis.RANKS[-1]}, beside random subspaces",
+        lambda t: "; ".join(f"{ARMS[r.optimizer]}: {r.verdict}"
+                            for _, r in t["rank_verdicts"].iterrows()))
+    add("The op is no longer computed, so nothing is left to remove",
+        "a held-out probe after the e₁ edit, slices 1–4",
+        lambda t: f"readable on {int(t['probe_verdicts'].readable.sum())} of "
+                  f"{int(t['probe_verdicts'].runs.sum())} runs")
+    add("The syntax vector is not the energy spike",
+        "rotated controls whose syntax-holding vector is their top-energy direction",
+        lambda t: "{} of {}".format(*syntax_is_spike(t)))
+    add("The control's collateral damage is small",
+        f"overlap curves: median drop at c = {diagnosis.AT}, each v and arm",
+        lambda t: summary(t["overlap_verdicts"].median_drop, ".3f") + " — "
+                  + f"{int((t['overlap_verdicts'].verdict == 'weak').sum())} of "
+                    f"{len(t['overlap_verdicts'])} weak")
+    add("The arms differ by more than chance",
+        "float64 mirror check over a training loop",
+        lambda t: "controls equal on " + _count(t["mirror"][t["mirror"].recipe == "control"].equal))
+    rows.append({"candidate explanation": "The regime was chosen on 2 calibration seeds",
+                 "test": "the viability check's rotated falloff runs against the paper seeds "
+                         f"({len(PAPER_SEEDS)})",
+                 title(weak): "not chosen that way (calibrated first)",
+                 title(second): selection(tables[second])})
+    return pd.DataFrame(rows)
+
+
+def _count(flags) -> str:
+    return f"{int(flags.sum())} of {len(flags)}"
+
+
+def summary_styler(df: pd.DataFrame):
+    return captioned(df, {c: c for c in df.columns},
+                     "Each candidate explanation, the test that addresses it, and its outcome in "
+                     "each regime (every cell computed from the committed tables).")
+
+
+# ---------------------------------------------------------------------- the first screen
+def first_screen(tables) -> str:
+    """At most about 120 words, no claim ids: what explains the differences and what does not."""
+    d = dissociation(tables)
+    second = d[d.regime == title(SECOND)]
+    short, rescued = rescued_by_rank(tables[SECOND])
+    as_well = ("at least as well as the source's did" if second.alignment.min() >= E1B_SOURCE
+               else "less well than the source's did on some runs")
+    words = [
+        f"In the second regime the falloff runs align difference with e₁ {as_well} (alignment "
+        f"{summary(second.alignment)}, the source's about {E1B_SOURCE}), yet projecting e₁ out "
+        f"removes only {summary(second.raw_removal)} of it (the source's "
+        f"{E2A_SOURCE[0]}–{E2A_SOURCE[1]}).",
+        f"A probe still reads difference after that edit on {probe_count(tables)}, and up to "
+        f"{diagnosis.RANKS[-1] - 1} further erasure directions rescue {rescued} of the {short} "
+        f"second-regime runs e₁ leaves short: the op is computed, but "
+        + ("on no small subspace we could find." if rescued * 2 < short
+           else "on a few directions more."),
+        f"The source's collateral damage to the control is weak in ours "
+        f"({overlap_weak_count(tables)}).",
+        "The two arms' controls are mirror images by construction." if mirror_holds(tables) else
+        "The two arms' controls are not mirror images by construction.",
+    ]
+    return " ".join(words)
+
+
+def rescued_by_rank(t) -> tuple[int, int]:
+    """Falloff runs whose e₁ edit alone misses the criteria (effective rank not 1), and how many
+    of them reach the criteria with further erasure directions (an effective rank of 2–8)."""
+    r = t["ranks"][t["ranks"].recipe == "falloff"]
+    short = r[r.effective_rank != 1]
+    return len(short), int(short.effective_rank.notna().sum())
+
+
+def random_spill_at_top(t) -> str:
+    """The falloff runs' raw spill under random subspaces at k = 8 (median, range)."""
+    c = t["rank_curves"]
+    return summary(c[(c.recipe == "falloff") & (c.k == diagnosis.RANKS[-1])].random_spill)
+
+
+def probe_count(tables) -> str:
+    runs = sum(int(t["probe_verdicts"].runs.sum()) for t in tables.values())
+    ok = sum(int(t["probe_verdicts"].readable.sum()) for t in tables.values())
+    return f"{ok} of {runs} runs"
+
+
+def overlap_weak_count(tables) -> str:
+    cells = pd.concat([t["overlap_verdicts"] for t in tables.values()], ignore_index=True)
+    return (f"at most {number(cells.median_drop.max(), '.2f')} of difference at a cosine of "
+            f"{diagnosis.AT}, {int((cells.verdict == 'weak').sum())} of {len(cells)} cells weak")
+
+
+def ranks_styler(ranks: pd.DataFrame, regime: str):
+    """Per falloff run: its effective rank ("–": none up to 8) and the erasure subspace's removal
+    beyond the random one's, at that rank and at k = 8."""
+    df = ranks[ranks.recipe == "falloff"].assign(arm=lambda d: d.optimizer.map(ARMS))
+    return captioned(df, {"arm": "arm", "seed": "seed", "effective_rank": "effective rank",
+                          "over_random_at_rank": "beyond random, at that rank",
+                          "over_random_at_top": f"beyond random, k = {diagnosis.RANKS[-1]}"},
+                     f"Effective ranks, {title(regime)} (– : none up to {diagnosis.RANKS[-1]})",
+                     fmt="{:.2f}")
+
+
+RELATION_NAMES = {"shortfall": "shortfall in net removal", "control_drop": "control's own drop",
+                  "cos_e1_syntax": "|cos(e₁, syntax-holding vector)|",
+                  "cos_e1_spike": "|cos(e₁, energy spike)|"}
+
+
+def relation_styler(rel: pd.DataFrame, regime: str):
+    """The overlap relation's correlations with their exact permutation p-values."""
+    df = rel.assign(arm=rel.optimizer.map(ARMS), measure=rel.measure.map(RELATION_NAMES),
+                    against=rel.against.map(RELATION_NAMES))
+    return captioned(df, {"arm": "arm", "measure": "measure", "against": "against",
+                          "pearson": "Pearson r", "p_pearson": "p", "spearman": "Spearman ρ",
+                          "p_spearman": "p", "testable": "testable", "relation": "relation"},
+                     f"The overlap relation on our seeds, {title(regime)} (exact one-sided "
+                     f"permutation p-values over the 8 seeds)", fmt="{:.3f}")
+
+
+def full_overlap_text(tables) -> str:
+    """Per regime: the median control drop on difference when v itself is projected out (c = 1),
+    each v, both arms pooled."""
+    parts = []
+    for regime, t in tables.items():
+        o = t["overlap"][np.isclose(t["overlap"].overlap, 1.0)]
+        per = o.groupby(["target", "run"]).control_drop.mean().groupby("target").median()
+        parts.append(f"{title(regime)}: " + ", ".join(
+            f"{TARGET_NAMES[v]} {number(per[v])}" for v in diagnosis.TARGETS if v in per))
+    return "; ".join(parts)

@@ -1,0 +1,94 @@
+"""The diagnosis page ("Why our runs differ from the source's"): it reads only committed tables
+(no weights at build time, and neither does the report's directions-of-note table), its first
+screen is short, plain and computed, part 1's rank curves start where the study's e₁ edit stands,
+and its summary has an outcome for every candidate in both regimes."""
+
+import re
+
+import pandas as pd
+import pytest
+
+from anchorkit import diagnosis_charts as dc
+from anchorkit import diagnosis_page as dp
+from anchorkit import report_page
+from anchorkit.page import REPORTS
+from anchorkit.regimes import REPORT, title
+from anchorkit.store import RunStore
+from anchorkit.studies import PAPER_SEEDS, study_runs
+
+CLAIM_ID = re.compile(r"\b[EPL]\d[a-z]?\b")
+
+
+@pytest.fixture
+def no_weights(monkeypatch):
+    """Loading any run's weights fails the test."""
+    def refuse(*a, **k):
+        raise AssertionError("a page computed something from weights")
+    monkeypatch.setattr(RunStore, "load_final", refuse)
+    import anchorkit.train
+    monkeypatch.setattr(anchorkit.train, "load_model", refuse)
+
+
+@pytest.fixture(scope="module")
+def tables():
+    return dp.load(REPORTS)
+
+
+def test_the_page_computes_everything_from_committed_tables(tables, no_weights):
+    texts = [dp.first_screen(tables), dp.probe_text(tables), dp.rank_text(tables),
+             dp.overlap_text(tables), dp.relation_text(tables), dp.mirror_text(tables),
+             dp.full_overlap_text(tables)]
+    assert all(texts)
+    charts = [dc.dissociation_chart(dp.dissociation(tables)), dc.probe_chart(tables),
+              dc.rank_chart(dp.rank_long(tables)), dc.rank_chart(dp.rank_long(tables), "spill"),
+              dc.overlap_chart(tables), dc.overlap_chart(tables, "control_other_ops")]
+    assert all(c.to_dict() for c in charts)
+    summary = dp.summary_table(tables)
+    assert list(summary.columns[2:]) == [title(r) for r in REPORT]
+    assert summary.notna().all().all() and (summary != "").all().all()
+
+
+def test_the_reports_directions_of_note_are_read_not_computed(no_weights):
+    shown = {r: {} for r in REPORT}
+    runs = {r: study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=r) for r in REPORT}
+    notable = report_page.notables(runs, shown, store=None)
+    for r in REPORT:
+        assert set(notable[r].hash) == {c.hash for c in runs[r]}
+
+
+def test_other_runs_compute_their_directions_of_note(monkeypatch):
+    import anchorkit.directions
+
+    monkeypatch.setattr(anchorkit.directions, "notable_table", lambda *a, **k: "computed")
+    runs = {r: study_runs("rotated-basis", [712], "paper", regime=r) for r in REPORT}
+    shown = {r: {"spectra": None, "basis": None} for r in REPORT}
+    assert report_page.notables(runs, shown, store=None) == {r: "computed" for r in REPORT}
+
+
+def test_the_first_screen_is_short_plain_and_computed(tables):
+    text = dp.first_screen(tables)
+    assert len(text.split()) <= 120
+    assert not CLAIM_ID.search(text)
+    d = dp.dissociation(tables)
+    second = d[d.regime == title(REPORT[1])]
+    assert dp.summary(second.raw_removal) in text  # the figure beside it, as the chart shows it
+
+
+def test_rank_curves_start_where_the_studys_e1_edit_stands(tables):
+    """k = 1 is the e₁ edit: its raw removal is the rotated-basis study's, run for run."""
+    for t in tables.values():
+        k1 = t["rank_curves"].query("k == 1 and recipe == 'falloff'").set_index("run")
+        study = t["results"].set_index("run").raw_removal
+        assert len(k1) == len(study) == 2 * len(PAPER_SEEDS)
+        pd.testing.assert_series_equal(k1.removal.sort_index().astype(float), study.sort_index(),
+                                       check_names=False, atol=1e-6, check_exact=False)
+        # and the random subspaces at k = 1 are e₁ too
+        assert (k1.removal - k1.random_removal).abs().max() < 1e-6
+
+
+def test_the_probe_tables_cover_every_run_and_slice(tables):
+    for t in tables.values():
+        p = t["probe"]
+        assert p.groupby(["run", "edit"]).slice.nunique().eq(5).all()
+        assert p.run.nunique() == 4 * len(PAPER_SEEDS)  # falloff and control, both arms
+        assert ((p.low <= p.accuracy) & (p.accuracy <= p.high)).all()
