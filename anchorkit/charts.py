@@ -272,11 +272,13 @@ LEVEL_COLOURS = {"none": "#e6e6e6", "functional": "#9ecae1", "clear": "#4292c6",
                  "report-strength": "#08306b"}
 
 
-def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame):
+def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame, adopted: str | None = None,
+               mark: str = "adopted after the scout"):
     """The optimizer scout at a glance: one cell per regime and training length, coloured by the
     level of basis every calibration seed reaches (the weakest seed's); each seed's own level and
     whether every control scored above the floor on hover. ``levels``: per regime, epochs, seed;
-    ``regimes``: per regime and epochs."""
+    ``regimes``: per regime and epochs. ``adopted``: a regime chosen outside the rule, whose row
+    label says so (``mark``), since its cells show only the rule's level."""
     _require(levels, ["regime", "epochs", "seed", "level"], "level_grid")
     _require(regimes, ["regime", "epochs", "level", "controls_score"], "level_grid")
     per_seed = (levels.assign(seed_level=levels.seed.astype(str) + ": " + levels.level)
@@ -286,7 +288,10 @@ def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame):
     order = list(LEVEL_COLOURS)
     return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
         x=alt.X("epochs:O", title="training length (epochs)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("regime:N", title=None, sort=sorted(df.regime.unique())),
+        y=alt.Y("regime:N", title=None, sort=sorted(df.regime.unique()),
+                axis=alt.Axis(labelExpr=(f"datum.value == '{adopted}' ? datum.value + ' ({mark})'"
+                                         " : datum.value") if adopted else "datum.value",
+                              labelLimit=400)),
         color=alt.Color("level:N", title="level (both seeds)", sort=order,
                         scale=alt.Scale(domain=order, range=list(LEVEL_COLOURS.values())),
                         legend=alt.Legend(orient="bottom")),
