@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import criteria, findings, mirror
+from anchorkit import criteria, directions, findings, mirror
+from anchorkit.page import REPORTS
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.regimes import GLUE_SUFFIX, REPORT, SECOND, WEAK, reports_path, title
 from anchorkit.formatting import by_seed, captioned, count_moved
@@ -241,9 +242,6 @@ def notables(runs_by_regime: dict[str, list], shown: dict[str, dict], store,
     ``notable``, under ``committed`` — the repository's ``reports/`` by default) when it holds
     exactly these runs, so that the page computes nothing from weights; else computed from the
     runs' weights and the regime's ``spectra`` and ``basis`` (a re-run with other seeds)."""
-    from anchorkit.directions import notable_table
-    from anchorkit.page import REPORTS
-
     out = {}
     for r, x in shown.items():
         runs = runs_by_regime[r]
@@ -252,5 +250,5 @@ def notables(runs_by_regime: dict[str, list], shown: dict[str, dict], store,
         if table is not None and set(table.hash) == {c.hash for c in runs}:
             out[r] = table
         else:
-            out[r] = notable_table(runs, x["spectra"], x["basis"], store)
+            out[r] = directions.notable_table(runs, x["spectra"], x["basis"], store)
     return out

@@ -1,7 +1,8 @@
 """The diagnosis page ("Why our runs differ from the source's"): it reads only committed tables
 (no weights at build time, and neither does the report's directions-of-note table), its first
 screen is short, plain and computed, part 1's rank curves start where the study's e₁ edit stands,
-and its summary has an outcome for every candidate in both regimes."""
+and its summary has an outcome for every candidate in both regimes; and the two small page
+fixes read with it (the cross-CPU sentence, the scout grid's adopted mark)."""
 
 import re
 
@@ -92,3 +93,27 @@ def test_the_probe_tables_cover_every_run_and_slice(tables):
         assert p.groupby(["run", "edit"]).slice.nunique().eq(5).all()
         assert p.run.nunique() == 4 * len(PAPER_SEEDS)  # falloff and control, both arms
         assert ((p.low <= p.accuracy) & (p.accuracy <= p.high)).all()
+
+
+def test_the_cross_cpu_sentence_reads_the_rerun_record_that_moved_most():
+    from anchorkit.provenance import read_study
+    from anchorkit.supporting import cross_cpu_text
+
+    moved = [(int((~t["comparison"].within_tolerance).sum()), len(t["comparison"]))
+             for t in (read_study(f.parent)[1] for f in REPORTS.glob("rerun/*/provenance.json"))]
+    out, n = max(moved)
+    text = cross_cpu_text(REPORTS)
+    assert (f"changed {out} of the {n} values" in text) if out else ("agrees" in text)
+    assert "recorded yet" in cross_cpu_text(REPORTS / "no-such-folder")
+
+
+def test_the_scout_grid_marks_the_adopted_regime():
+    from anchorkit import charts
+
+    levels = pd.DataFrame([{"regime": r, "epochs": 400, "seed": s, "level": "none"}
+                           for r in ("a", "b") for s in (1, 2)])
+    regimes = pd.DataFrame([{"regime": r, "epochs": 400, "level": "none", "controls_score": True}
+                            for r in ("a", "b")])
+    marked = charts.level_grid(levels, regimes, adopted="b").to_dict()
+    assert "'b' ? datum.value + ' (adopted after the scout)'" in str(marked)
+    assert "adopted" not in str(charts.level_grid(levels, regimes).to_dict())
