@@ -15,7 +15,7 @@ from anchorkit.findings import deep_alignment
 from anchorkit.formatting import captioned, number, summary
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
 from anchorkit.provenance import read_tables
-from anchorkit.rank import LEVEL, LOW_RANK_VERDICT  # noqa: F401 (LEVEL: the page glues it)
+from anchorkit.rank import LOW_RANK_VERDICT
 from anchorkit.regimes import REPORT, SECOND, SECOND_EPOCHS, reports_path, title
 from anchorkit.studies import PAPER_SEEDS
 
@@ -319,3 +319,14 @@ def full_overlap_text(tables) -> str:
         parts.append(f"{title(regime)}: " + ", ".join(
             f"{TARGET_NAMES[v]} {number(per[v])}" for v in diagnosis.TARGETS if v in per))
     return "; ".join(parts)
+
+
+def erasure_gain_text(tables) -> str:
+    """Per regime, the median over falloff runs of what the first two erasure directions after e₁
+    add to raw removal (k = 3 against k = 1)."""
+    parts = []
+    for regime, t in tables.items():
+        c = t["rank_curves"]
+        c = c[c.recipe == "falloff"].pivot(index="run", columns="k", values="removal")
+        parts.append(f"{title(regime)} {number(float((c[3] - c[1]).median()), '+.2f')}")
+    return ", ".join(parts)

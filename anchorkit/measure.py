@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from anchorkit import criteria
-from anchorkit.edit import project_out
+from anchorkit.edit import project_out, project_out_subspace
 from anchorkit.model import Hook, Transformer
 from anchorkit.recipes import alignment
 from anchorkit.task import DIFFERENCE, OPS, Batch, n_numbers, positions
@@ -178,8 +178,6 @@ def subspace_predictions(model: Transformer, batch: Batch, subspaces: torch.Tens
     slice and position, full dose. ``subspaces`` is (n, k, D), orthonormal rows (zero rows stand
     for no direction, so subspaces of rank below k share one tensor); ``chunk`` subspaces go
     through one batched forward, the contexts repeated once per subspace."""
-    from anchorkit.edit import project_out_subspace
-
     if model.n_members != 1:
         raise ValueError(f"subspace_predictions scores one run; the model holds {model.n_members}")
     B, q = batch.tokens.shape[0], positions(model.task).query
@@ -367,17 +365,18 @@ def moved(spike_anchored: int, spike_control: int, anchored_has: bool, control_h
     return int(spike_anchored) != int(spike_control)
 
 
-def linear_probe_accuracy(features: torch.Tensor, labels: torch.Tensor, steps: int = 200,
-                          l2: float = 1e-3) -> float:
-    """Balanced accuracy of a logistic-regression probe for a binary label, fitted on the even
-    rows and scored on the odd rows (features (N, D), labels (N,) bool)."""
+def probe_predictions(features: torch.Tensor, labels: torch.Tensor, steps: int = 200,
+                      l2: float = 1e-3) -> torch.Tensor:
+    """A logistic-regression probe for a binary label (features (N, D), labels (N,) bool), fitted
+    on the even rows (standardised by them; classes weighted to balance), and its predictions
+    (bool) on the odd rows."""
     x = features.double()
     x = (x - x[::2].mean(0)) / x[::2].std(0).clamp_min(1e-8)
     y = labels.double()
     w = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
     b = torch.zeros((), dtype=torch.float64, requires_grad=True)
     opt = torch.optim.LBFGS([w, b], max_iter=steps, line_search_fn="strong_wolfe")
-    train, test = slice(0, None, 2), slice(1, None, 2)
+    train = slice(0, None, 2)
     pos_weight = (1 - y[train]).sum() / y[train].sum().clamp_min(1)
 
     def closure():
@@ -391,8 +390,13 @@ def linear_probe_accuracy(features: torch.Tensor, labels: torch.Tensor, steps: i
     with torch.enable_grad():
         opt.step(closure)
     with torch.no_grad():
-        pred = (x[test] @ w + b) > 0
-    truth = labels[test]
+        return (x[1::2] @ w + b) > 0
+
+
+def linear_probe_accuracy(features: torch.Tensor, labels: torch.Tensor, steps: int = 200,
+                          l2: float = 1e-3) -> float:
+    """Balanced accuracy of ``probe_predictions`` on the odd rows."""
+    pred, truth = probe_predictions(features, labels, steps, l2), labels[1::2]
     return float(0.5 * ((pred[truth]).double().mean() + (~pred[~truth]).double().mean()))
 
 

@@ -28,7 +28,7 @@ from anchorkit.diagnosis import (DIFFUSE_OVER_RANDOM, FIT_CONTEXTS_PER_OP, LOW_R
                                  PROBE_CHANCE, PROBE_READABLE, RANK_DRAWS, RANKS)
 from anchorkit.edit import project_out_subspace, projection_edit
 from anchorkit.measure import (DIFFERENCE, drop, null_of_other_ops, other_ops_drop,
-                               query_predictions, scores_of_predictions, span,
+                               probe_predictions, query_predictions, scores_of_predictions, span,
                                subspace_predictions)
 from anchorkit.model import Transformer
 from anchorkit.task import OPS, Batch, draw_contexts, positions, probe_set
@@ -39,34 +39,13 @@ LEVEL = 0.95
 
 
 # ---------------------------------------------------------------------- the probe
-def probe_fit(features: torch.Tensor, labels: torch.Tensor, steps: int = 200,
-              l2: float = 1e-3) -> torch.Tensor:
-    """A logistic-regression probe for a binary label fitted on the even rows (features (N, D),
-    standardised by the even rows; classes weighted to balance) and its predictions (bool) on the
-    odd rows."""
+def probe_fit(features: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """``measure.probe_predictions`` (fitted on the even rows, predicting the odd ones), once both
+    halves hold both classes."""
     for rows, name in ((labels[::2], "even"), (labels[1::2], "odd")):
         if rows.all() or not rows.any():
             raise ValueError(f"the probe needs both classes among the {name} rows")
-    x = features.double()
-    x = (x - x[::2].mean(0)) / x[::2].std(0).clamp_min(1e-8)
-    y = labels.double()
-    w = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
-    b = torch.zeros((), dtype=torch.float64, requires_grad=True)
-    opt = torch.optim.LBFGS([w, b], max_iter=steps, line_search_fn="strong_wolfe")
-    train = slice(0, None, 2)
-    pos_weight = (1 - y[train]).sum() / y[train].sum().clamp_min(1)
-
-    def closure():
-        opt.zero_grad()
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(
-            x[train] @ w + b, y[train], pos_weight=pos_weight) + l2 * w.pow(2).sum()
-        loss.backward()
-        return loss
-
-    with torch.enable_grad():
-        opt.step(closure)
-    with torch.no_grad():
-        return (x[1::2] @ w + b) > 0
+    return probe_predictions(features, labels)
 
 
 def balanced_accuracy(pred: torch.Tensor, truth: torch.Tensor, level: float = LEVEL

@@ -38,7 +38,7 @@ def tables():
 def test_the_page_computes_everything_from_committed_tables(tables, no_weights):
     texts = [dp.first_screen(tables), dp.probe_text(tables), dp.rank_text(tables),
              dp.overlap_text(tables), dp.relation_text(tables), dp.mirror_text(tables),
-             dp.full_overlap_text(tables)]
+             dp.full_overlap_text(tables), dp.erasure_gain_text(tables)]
     assert all(texts)
     charts = [dc.dissociation_chart(dp.dissociation(tables)), dc.probe_chart(tables),
               dc.rank_chart(dp.rank_long(tables)), dc.rank_chart(dp.rank_long(tables), "spill"),
