@@ -9,8 +9,9 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from anchorkit import criteria
+from anchorkit import criteria, essay
 from anchorkit.recipes import recipe
+from anchorkit.verdicts import VERDICTS
 
 # the two groups of runs of the rotated-basis study, as the legends name them
 GROUPS = {"rotated": "rotated Adam (new)", "adam": "plain Adam (stored twin)"}
@@ -301,8 +302,7 @@ def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame, adopted: str | None 
     ).properties(width=240, height=22 * df.regime.nunique())
 
 
-VERDICT_COLOURS = {"reproduced": "#1a9850", "partly": "#fdae61", "not reproduced": "#d73027",
-                   "not comparable": "#bdbdbd"}
+VERDICT_COLOURS = dict(zip(VERDICTS, ("#1a9850", "#d73027", "#fdae61", "#bdbdbd")))
 
 
 def verdict_grid(ledger: pd.DataFrame):
@@ -316,9 +316,32 @@ def verdict_grid(ledger: pd.DataFrame):
         y=alt.Y("id:N", title=None, sort=list(dict.fromkeys(ledger.id))),
         color=alt.Color("verdict:N", sort=order, title=None,
                         scale=alt.Scale(domain=order, range=list(VERDICT_COLOURS.values())),
-                        legend=alt.Legend(orient="bottom")),
+                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
         tooltip=["id:N", "claim:N", "regime:N", "verdict:N", alt.Tooltip("ours:N", title="ours")],
     ).properties(width=110 * ledger.regime.nunique(), height=16 * ledger.id.nunique())
+
+
+ESSAY_COLOURS = {essay.SUPPORTED: "#1a9850", essay.DIFFERS: "#1a9850",
+                 essay.NOT_SUPPORTED: "#d73027", essay.NO_DIFFERENCE: "#f4a582",
+                 essay.UNDECIDABLE: "#fdae61", essay.NOT_TESTABLE: "#bdbdbd"}
+
+
+def prediction_verdicts(tests: dict[str, dict], names: dict[str, str]):
+    """The essay's predictions at a glance: one cell per prediction (rows, named by ``names``),
+    coloured by its verdict, which is written beside it; the figures on hover."""
+    df = pd.DataFrame([{"prediction": names[k], "verdict": t["verdict"], "seeds": t["n"],
+                        "agree": t["agree"], "p (Holm)": t["p_holm"]} for k, t in tests.items()])
+    order = list(dict.fromkeys(ESSAY_COLOURS))
+    y = alt.Y("prediction:N", title=None, sort=list(df.prediction),
+              axis=alt.Axis(labelLimit=360))
+    cells = alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
+        y=y, x=alt.value(0), x2=alt.value(20), color=alt.Color("verdict:N", sort=order, legend=None, scale=alt.Scale(
+            domain=order, range=[ESSAY_COLOURS[v] for v in order])),
+        tooltip=["prediction:N", "verdict:N", "seeds:Q", alt.Tooltip("agree:Q", title="seeds "
+                 "going the predicted way"), alt.Tooltip("p (Holm):Q", format=".3f")])
+    words = alt.Chart(df).mark_text(align="left", dx=8).encode(
+        y=y, x=alt.value(28), text="verdict:N")
+    return alt.layer(cells, words).properties(width=260, height=22 * len(df))
 
 
 def paired_by_seed(results: pd.DataFrame, column: str, title: str, threshold: float | None = None):

@@ -12,10 +12,11 @@ from __future__ import annotations
 import pandas as pd
 
 from anchorkit import criteria
-from anchorkit.formatting import summary
-from anchorkit.formatting import count, count_moved, paired
+from anchorkit.formatting import count, count_moved, number, paired, summary
+from anchorkit.ledger import E2A_SOURCE, KEPT_LINE, removal_se, tally, verdict_list
 from anchorkit.stats import loss_rate
 from anchorkit.task import OPS
+from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 
 ARMS = {"rotated": "rotated Adam", "adam": "plain Adam"}
 SAME = 0.05  # two medians within this read as the same (alignment, net removal), stated on the page
@@ -52,6 +53,33 @@ def arms_test(results: pd.DataFrame) -> dict:
     a, b = int((~rot & sto).sum()), int((rot & ~sto).sum())
     p = float(binomtest(a, a + b).pvalue) if a + b else 1.0
     return {"rotated_only": a, "plain_only": b, "p": p}
+
+
+def removal_comparison(results: pd.DataFrame) -> str:
+    """Removal as a paired comparison, before any kept/lost count: per seed, the rotated run's
+    net and raw removal minus its twin's, their median, on how many seeds the rotated run is
+    higher and the exact two-sided Wilcoxon signed-rank p; then the runs whose net removal lies
+    within one standard error of the kept/lost line (``ledger.removal_se``), whose count could
+    flip on their measurement error alone."""
+    from scipy.stats import wilcoxon
+
+    rot, sto = _arms(results)
+    parts = []
+    for column, name in (("net_removal", "net"), ("raw_removal", "raw")):
+        d = (rot.set_index("seed")[column] - sto.set_index("seed")[column]).dropna()
+        p = (float(wilcoxon(d, alternative="two-sided", method="exact").pvalue)
+             if (d != 0).any() else 1.0)
+        parts.append(f"{name} removal, rotated minus its twin seed by seed, has median "
+                     f"{number(float(d.median()), '+.2f')} over {len(d)} seeds (rotated higher on "
+                     f"{int((d > 0).sum())}; exact Wilcoxon p = {p:.2f})")
+    near = [f"{arm} {r.seed} ({r.net_removal:.3f})" for arm, runs in (("rotated", rot),
+                                                                      ("plain", sto))
+            for r in runs[(runs.net_removal - KEPT_LINE).abs() <= removal_se(runs, net=True)]
+            .itertuples()]
+    said = (f"; within one standard error of the kept/lost line, so that the count that follows could "
+            f"flip on them: {', '.join(near)}" if near else
+            "; no run is within one standard error of the kept/lost line")
+    return "; ".join(parts) + said
 
 
 def facts(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
@@ -162,9 +190,9 @@ def question_table(facts_by_regime: dict[str, dict[str, str]], question: str) ->
 def premise_forms(claims: pd.DataFrame) -> bool:
     """Whether the report's premise (a privileged basis under plain Adam) forms in a regime, from
     its ledger: P1 (syntax tokens on axes) or P2 (one axis holds about half the energy) is at
-    least partly reproduced."""
+    reproduced (a premise that cannot be decided at this number of seeds is not one that forms)."""
     verdict = claims.set_index("id").verdict
-    return any(verdict[c] in ("reproduced", "partly") for c in ("P1", "P2"))
+    return any(verdict[c] == "reproduced" for c in ("P1", "P2"))
 
 
 def _e1(results: pd.DataFrame, alignment: pd.DataFrame, premise: bool, undecided: str,
@@ -226,8 +254,6 @@ def _e2(results: pd.DataFrame, premise: bool, undecided: str, tolerance: float) 
         e2 = ("the edit stays selective on every run but removes less under rotated Adam than "
               f"under plain Adam (median net removal {rot.net_removal.median():.2f} against "
               f"{sto.net_removal.median():.2f})")
-    from anchorkit.ledger import E2A_SOURCE
-
     source_raw = E2A_SOURCE[0]  # the low end of the source report's raw removal (ledger E2a)
     m = rot.raw_removal.median()
     return e2 + (f"; raw removal (median {m:.2f} rotated) is "
@@ -247,8 +273,8 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
     # privileged axis of the source's size (by the ledger's rules there is none here to lean on;
     # a weaker privileged basis may form, and the E3 table shows how strong)
     undecided = (f"; whether that would hold where plain Adam builds a privileged basis of the "
-                 f"source's size, this regime cannot say: by the ledger's rules it builds none of "
-                 f"that size here (P1 {verdict['P1']}, P2 {verdict['P2']})")
+                 f"source's size, this regime cannot say: by the ledger's rules our runs do not show "
+                 f"one of that size here (P1 {verdict['P1']}, P2 {verdict['P2']})")
     formed = int(rot.control_has_spike_rotated.sum())
     onto_rotated = rot.control_top_share_rotated.median() > rot.control_top_share_axes.median()
     e3 = (f"a spike stands out at the syntax positions in {formed} of {len(rot)} rotated controls; "
@@ -262,9 +288,10 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
              f"source's size in this regime (P1 {verdict['P1']}, P2 {verdict['P2']})"
              if not premise else ""))
     ids = {v: ", ".join(claims[claims.verdict == v].id) or "none"
-           for v in ("reproduced", "partly", "not reproduced")}
-    discussion = (f"Against the source report, the ledger reads: reproduced {ids['reproduced']}; "
-                  f"partly {ids['partly']}; not reproduced {ids['not reproduced']}"
+           for v in (REPRODUCED, UNDECIDED, NOT_REPRODUCED)}
+    discussion = (f"Against the source report, the ledger reads: reproduced {ids[REPRODUCED]}; "
+                  f"cannot be decided at this number of seeds {ids[UNDECIDED]}; not reproduced "
+                  f"{ids[NOT_REPRODUCED]}"
                   + (". Whether an anchor needs the optimizer's privileged basis can only be "
                      "answered where that basis forms at the source's size, and in this regime "
                      "it does not (P1, P2)" if not premise else ""))
@@ -273,57 +300,17 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
             "discussion": discussion}
 
 
-def _claim_list(rows: pd.DataFrame) -> str:
-    """Claims as words: ``the anchor holds on every seed (E1a); …``."""
-    items = [f"{r.claim[0].lower()}{r.claim[1:].rstrip('.')} ({r.id})" for r in rows.itertuples()]
-    return "; ".join(items) if items else "none"
-
-
-def first_screen(claims: pd.DataFrame, regime: str) -> str:
-    """The report's opening in words, from a regime's ledger: whether the premise holds there,
-    what reproduced, what did not, and what the regime cannot ask."""
-    formed = premise_forms(claims)
-    verdict = claims.set_index("id").verdict
-    rest = claims[claims.section != "premise"]
-    held = rest[rest.verdict == "reproduced"]
-    partly = rest[rest.verdict == "partly"]
-    missed = rest[rest.verdict == "not reproduced"]
-    open_ = rest[rest.verdict == "not comparable"]
-    ours = claims.set_index("id").ours if "ours" in claims else {}
-
-    def figure(claim: str) -> str:
-        return f", {ours[claim]}" if claim in ours else ""
-
-    premise = (f"In the {regime} the report's premise, a privileged basis built by plain "
-               "Adam, " + ("holds at least in part" if formed else "does not form at the source's size")
-               + f" (syntax tokens on coordinate axes: P1 {verdict['P1']}{figure('P1')}; one axis "
-               f"holding about half the energy: P2 {verdict['P2']}{figure('P2')})")
-    text = (f"{premise}. Of the {len(rest)} findings beyond the premise, {len(held)} reproduced "
-            f"there: {_claim_list(held)}.")
-    if len(partly):
-        text += f" Partly: {_claim_list(partly)}."
-    text += f" Not reproduced: {len(missed)}, listed in the ledger."
-    cannot = [] if formed else ["whether the anchor needs e₁ to be an axis the optimizer favours, "
-                                "since plain Adam favours no axis at the source's size there"]
-    if len(open_):
-        cannot.append(f"{_claim_list(open_)}")
-    if cannot:
-        text += " What this regime cannot ask: " + "; ".join(cannot) + "."
-    return text
-
-
 def ledger_top(claims_by_regime: dict[str, pd.DataFrame]) -> str:
     """The ledger's counts in one sentence, regime by regime (title → that regime's ledger)."""
-    from anchorkit.ledger import tally, verdict_list
-
     parts = []
     for title, claims in claims_by_regime.items():
         n = tally(claims)
         parts.append(
-            f"in the {title} {n['reproduced']} reproduce ({verdict_list(claims, 'reproduced')}), "
-            f"{n['partly']} partly ({verdict_list(claims, 'partly')}), {n['not reproduced']} do "
-            f"not ({verdict_list(claims, 'not reproduced')}) and {n['not comparable']} cannot be "
-            f"compared ({verdict_list(claims, 'not comparable')})")
+            f"in the {title} {n[REPRODUCED]} reproduce ({verdict_list(claims, REPRODUCED)}), "
+            f"{n[NOT_REPRODUCED]} do not ({verdict_list(claims, NOT_REPRODUCED)}), "
+            f"{n[UNDECIDED]} cannot be decided at this number of seeds "
+            f"({verdict_list(claims, UNDECIDED)}) and {n[NOT_COMPARABLE]} cannot be compared "
+            f"({verdict_list(claims, NOT_COMPARABLE)})")
     total = len(next(iter(claims_by_regime.values())))
     return (f"Of the {total} findings of the source report that our runs were set against, "
             + "; ".join(parts))

@@ -169,12 +169,15 @@ class StudyPage:
 def study_page(study: str, seeds, profile: str = "paper", epochs: int | None = None,
                device: str = "cpu", reports_dir=None, store_dir=None, reuse=True,
                progress=True, scheduler: str | None = None, regimes=None,
-               side_by_side: bool = False, publish=False, force=False) -> StudyPage:
+               side_by_side: bool = False, publish=False, force=False,
+               provenance_glued: bool = False) -> StudyPage:
     """A study page's first step (the module docstring lists the parameters): check every
     parameter, train or load the runs, measure them, write or read the tables (``tables_home``:
     the committed ones only with ``publish``), show their provenance and glue ``<study>-seeds``
     and ``<study>-epochs``. With ``side_by_side`` every regime of the report whose tables are
-    written (``studies.shown_regimes``), each with its provenance."""
+    written (``studies.shown_regimes``), each with its provenance. With ``provenance_glued`` the
+    provenance is glued as ``provenance-<study>`` for the page to place (below its first screen)
+    instead of shown first."""
     from IPython.display import Markdown, display
 
     from anchorkit.config import check_device, check_int
@@ -200,13 +203,17 @@ def study_page(study: str, seeds, profile: str = "paper", epochs: int | None = N
                      home if reports_dir is not None and not committed(reports_dir) else REPORTS)
     which = (shown_regimes(study, seeds, profile, epochs, home, regimes) if side_by_side
              else [WEAK])
+    notes: list[str] = []
     for regime in which:
         page.shown[regime] = run_study(study, seeds, profile, epochs=epochs, reports_dir=home,
                                        store=store, device=device, reuse=flags["reuse"],
                                        progress=flags["progress"], scheduler=scheduler,
                                        regime=regime, publish=flags["publish"])
         label = f"*{title(regime).capitalize()}.* " if side_by_side else ""
-        page.provenance[regime] = _show(reports_path(home, regime) / study, study, label)
+        page.provenance[regime] = _show(reports_path(home, regime) / study, study, label,
+                                        notes if provenance_glued else None)
+    if provenance_glued:
+        glue(f"provenance-{study}", "\n\n".join(notes))
     glue(f"{study}-seeds", len(seeds))
     glue(f"{study}-epochs", page.prov["epochs"])
     return page
@@ -222,12 +229,16 @@ def _checked_common(seeds, store_dir, flags: dict):
         check_writable("store_dir", RunStore(store_dir).root))
 
 
-def _show(where: Path, name: str, label: str = "") -> dict:
-    """Show a table folder's provenance (and print the folder when it is not the committed one)."""
+def _show(where: Path, name: str, label: str = "", notes: list | None = None) -> dict:
+    """Show a table folder's provenance, or add it to ``notes`` for the page to glue where it
+    chooses (and print the folder when it is not the committed one)."""
     from IPython.display import Markdown, display
 
     prov = read_provenance(where)
-    display(Markdown(label + provenance_block(prov, where)))
+    if notes is None:
+        display(Markdown(label + provenance_block(prov, where)))
+    else:
+        notes.append(label + provenance_block(prov, where))
     if not committed(where):
         print(f"{name}: tables in {where}")
     return prov
@@ -235,9 +246,10 @@ def _show(where: Path, name: str, label: str = "") -> dict:
 
 def essay_page(seeds, profile: str = "paper", epochs: int | None = None, device: str = "cpu",
                reports_dir=None, store_dir=None, reuse=True, progress=True, publish=False,
-               force=False) -> dict[str, pd.DataFrame]:
+               force=False, provenance_glued: bool = False) -> dict[str, pd.DataFrame]:
     """The essay page's first step: check the parameters, measure every stored run at these
-    seeds (or read the tables), show the provenance; the committed tables only with ``publish``."""
+    seeds (or read the tables), show the provenance (or glue it as ``provenance-<essay>``, with
+    ``provenance_glued``); the committed tables only with ``publish``."""
     from anchorkit.config import check_device, check_int
     from anchorkit.provenance import written_for
     from anchorkit.studies import ESSAY, PAPER_SEEDS, essay_runs, run_geometry
@@ -254,7 +266,10 @@ def essay_page(seeds, profile: str = "paper", epochs: int | None = None, device:
     tables = run_geometry(seeds, profile, epochs=epochs, reports_dir=home, store=store,
                           device=device, progress=flags["progress"], reuse=flags["reuse"],
                           publish=flags["publish"])
-    _show(home / ESSAY, ESSAY)
+    notes: list[str] = []
+    _show(home / ESSAY, ESSAY, notes=notes if provenance_glued else None)
+    if provenance_glued:
+        glue(f"provenance-{ESSAY}", notes[0])
     return tables
 
 

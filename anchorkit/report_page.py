@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import criteria, directions, findings, mirror
+from anchorkit import criteria, directions, findings, mirror, screens
 from anchorkit.page import REPORTS
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.regimes import GLUE_SUFFIX, REPORT, SECOND, WEAK, reports_path, title
@@ -33,13 +33,17 @@ def summary_figures(shown: dict[str, dict], claims: dict[str, pd.DataFrame]) -> 
     glued, plain = {}, {}
     top = findings.ledger_top({title(r): c for r, c in claims.items()})
     glued["ledger-top"] = plain["ledger-top-text"] = top
+    facts = [screens.regime_facts(r, claims[r], t) for r, t in shown.items()]
+    glued["report-first-screen"] = screens.report_first_screen(facts)
+    plain["intro-first-screen-text"] = screens.intro_first_screen(facts)
     answers = {r: findings.report_answers(t["results"], t["alignment"], claims[r])
                for r, t in shown.items()}
     facts = {r: findings.facts(t) for r, t in shown.items()}
     for r in REPORT:
         s = GLUE_SUFFIX[r]
-        glued[f"first-screen{s}"] = (findings.first_screen(claims[r], title(r)) if r in shown
-                                     else _sentence(NOT_YET))
+        if r in shown:  # removal as a paired comparison first, the kept/lost count second
+            answers[r]["e1"] = (f"{findings.removal_comparison(shown[r]['results'])}; by the "
+                                f"kept/lost count, {answers[r]['e1']}")
         for key in ("e1", "e2", "e3", "discussion"):
             glued[f"answer-{key}{s}"] = _sentence(answers[r][key] if r in shown else NOT_YET)
         for key in facts[WEAK]:
@@ -215,14 +219,26 @@ def scout_text(reports_dir: Path) -> str:
             + ". ".join(found[k] for k in ("size", "reversal", "function", "elsewhere", "growth")) + ".")
 
 
-def viability_figures(reports_dir: Path) -> dict[str, str]:
+def viability_figures(reports_dir: Path, shown: dict[str, dict]) -> dict[str, str]:
+    """The second regime's viability check, and the selection effect it implies: the regime was
+    adopted on calibration runs that kept their anchor, which says little of new seeds."""
     from anchorkit import viability
+    from anchorkit.diagnosis_page import selection
 
     where = reports_path(reports_dir, SECOND) / "viability"
-    return {"pred-regime": SECOND,
-            "pred-viability-outcome": (viability.decision_text(read_tables(where))
-                                       if has_tables(where)
-                                       else "The check has not been run yet.")}
+    out = {"pred-regime": SECOND,
+           "pred-viability-outcome": (viability.decision_text(read_tables(where))
+                                      if has_tables(where)
+                                      else "The check has not been run yet.")}
+    if has_tables(where) and SECOND in shown:
+        said = selection({"anchors": read_tables(where)["anchors"],
+                          "results": shown[SECOND]["results"]})
+        out["pred-selection"] = (f"By raw removal the anchor was {said}: a regime adopted because "
+                                 "its calibration runs kept the anchor is selected on them, and "
+                                 "new seeds need not do as well (a selection effect)")
+    else:
+        out["pred-selection"] = "The check's selection effect cannot be read yet"
+    return out
 
 
 def screen_scope(reports_dir: Path) -> str:

@@ -458,3 +458,74 @@ def test_the_report_counts_agree_with_the_tables_beside_them(html):
             full = sum(_of(r[five])[0] == _of(r[five])[1] for r in mine)
             counts += [full, len(mine)]
         assert [int(s) for s in said] == counts, regime
+
+
+class _FirstScreen(HTMLParser):
+    """A page's first screen: the article's prose from its title to its first picture (a chart
+    drawn by vega-embed, an image, a figure), split into what is glued from a notebook and what
+    is typed; and whether a table comes before that picture."""
+
+    PICTURE = ("altair-viz", "vega-embed")
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[tuple[str, bool]] = []
+        self.glued: list[str] = []
+        self.typed: list[str] = []
+        self.picture = self.table_first = False
+
+    def handle_starttag(self, tag, attrs):
+        if self.picture:
+            return
+        a = dict(attrs)
+        cls, ident = a.get("class") or "", a.get("id") or ""
+        if (tag in ("img", "figure", "svg") or any(p in ident or p in cls for p in self.PICTURE)) \
+                and any(t == "article" for t, _ in self.stack):
+            self.picture = True
+            return
+        if tag == "table" and any(t == "article" for t, _ in self.stack):
+            self.table_first = True
+        glued = bool({"glued", "pasted-text"} & set(cls.split()))
+        if tag not in ("br", "hr", "meta", "link", "input"):
+            self.stack.append((tag, glued))
+
+    def handle_endtag(self, tag):
+        while self.stack and not self.picture:
+            t, _ = self.stack.pop()
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        tags = [t for t, _ in self.stack]
+        if self.picture or "article" not in tags or "h1" in tags or "script" in tags \
+                or "style" in tags or not any(t in ("p", "li") for t in tags):
+            return
+        (self.glued if any(g for _, g in self.stack) else self.typed).append(data)
+
+
+FIRST_SCREENS = {"report": REPORT, "introduction": "book/intro.html", "essay": ESSAY,
+                 "ledger": "book/studies/reproduction-ledger.html"}
+
+
+@pytest.mark.parametrize("name", FIRST_SCREENS)
+def test_each_first_screen_is_short_computed_and_free_of_claim_ids_with_a_picture_first(html,
+                                                                                         name):
+    """Report, introduction, essay and ledger open with at most about 120 words before their first
+    picture, no table before it; every number and count in that opening is glued (computed),
+    and no claim id appears in it."""
+    from anchorkit.screens import CLAIM_ID
+
+    p = _FirstScreen()
+    p.feed((html / FIRST_SCREENS[name]).read_text())
+    glued, typed = " ".join(p.glued), " ".join(p.typed)
+    assert p.picture and not p.table_first, name
+    assert len(glued.split()) > 20, name  # the computed opening was found
+    assert len((glued + " " + typed).split()) <= 130, (name, glued + typed)
+    assert not CLAIM_ID.search(glued + " " + typed), name
+    assert not re.search(r"\d", typed), (name, typed)  # counts and figures are glued
+
+
+def test_every_notebook_page_carries_launch_buttons_with_the_repositorys_url(html):
+    from tests.test_launch import check_launch_buttons
+
+    check_launch_buttons(html)

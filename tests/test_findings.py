@@ -6,9 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from anchorkit.verdicts import UNDECIDED
+
 PREMISE_MISSING = pd.DataFrame({"id": ["P1", "P2", "E3a", "E3b", "E3c", "E3e"],
-                                "verdict": ["not reproduced"] * 2 + ["partly"] * 4})
-PREMISE_FORMS = PREMISE_MISSING.assign(verdict=["reproduced", "partly"] + ["partly"] * 4)
+                                "verdict": ["not reproduced"] * 2 + [UNDECIDED] * 4})
+PREMISE_FORMS = PREMISE_MISSING.assign(verdict=["reproduced", UNDECIDED] + [UNDECIDED] * 4)
 
 
 def _results(kept_rotated, kept_plain, net=(0.8, 0.8), spill=(0.0, 0.0)):
@@ -40,14 +42,14 @@ def test_the_report_answers_follow_the_tables():
                                "slice": sl, "alignment": 0.9} for o in ("rotated", "adam")
                               for s in seeds for sl in range(5)])
     claims = pd.DataFrame({"id": ["P1", "P2", "E3a", "E3b", "E3c", "E3e"],
-                           "verdict": ["not reproduced"] * 2 + ["partly"] * 4})
+                           "verdict": ["not reproduced"] * 2 + [UNDECIDED] * 4})
     held = report_answers(results, alignment, claims)
     # without the premise (P1, P2 not reproduced) no answer concludes about a privileged basis
     assert "cannot say" in held["e1"] and "cannot say" in held["e2"]
     assert "favour the alternative" not in held["e1"]
     assert "does not depend on e₁ being an axis" not in held["e2"]
     formed = report_answers(results, alignment, claims.assign(
-        verdict=["reproduced", "partly"] + ["partly"] * 4))
+        verdict=["reproduced", UNDECIDED] + [UNDECIDED] * 4))
     assert formed["e1"].startswith("the numbers favour the alternative")
     assert "does not depend on e₁ being an axis" in formed["e2"] and "cannot say" not in formed["e2"]
     assert "does not reach the source's size" in held["e3"] and "does not reach" not in report_answers(
@@ -57,26 +59,6 @@ def test_the_report_answers_follow_the_tables():
     spilled = results.assign(spill=0.05)
     assert report_answers(spilled, alignment, claims)["e2"].startswith("the edit is not selective")
 
-
-
-def test_the_first_screen_says_in_words_where_the_premise_holds_and_what_it_cannot_ask():
-    from anchorkit.findings import first_screen
-
-    claims = pd.DataFrame([
-        {"id": "P1", "section": "premise", "claim": "Syntax on axes.", "verdict": "not reproduced"},
-        {"id": "P2", "section": "premise", "claim": "Half the energy.", "verdict": "not reproduced"},
-        {"id": "E1a", "section": "E1", "claim": "The anchor holds on every seed.",
-         "verdict": "reproduced"},
-        {"id": "E3d", "section": "E3", "claim": "The spike moves.", "verdict": "not comparable"},
-        {"id": "E2a", "section": "E2", "claim": "Raw removal is high.",
-         "verdict": "not reproduced"}])
-    text = first_screen(claims, "weak-basis")
-    assert "built by plain Adam, does not form at the source's size" in text and "the anchor holds on every seed (E1a)" in text
-    assert "Of the 3 findings beyond the premise, 1 reproduced" in text
-    assert "cannot ask: whether the anchor needs e₁" in text
-    assert "the spike moves (E3d)" in text
-    formed = first_screen(claims.assign(verdict=["reproduced"] * 5), "second")
-    assert "holds at least in part" in formed and "cannot ask" not in formed
 
 
 def test_e1_gives_every_verdict_where_the_premise_forms():
@@ -138,11 +120,13 @@ def test_the_ledger_headline_counts_each_regime_on_its_own():
 
     weak = pd.DataFrame({"id": ["P1", "E1a", "E2a"], "verdict": ["not reproduced", "reproduced",
                                                                  "not comparable"]})
-    second = weak.assign(verdict=["reproduced", "reproduced", "partly"])
+    second = weak.assign(verdict=["reproduced", "reproduced", UNDECIDED])
     text = ledger_top({"weak-basis regime": weak, "second regime": second})
     assert text.startswith("Of the 3 findings")
-    assert "in the weak-basis regime 1 reproduce (E1a), 0 partly (none), 1 do not (P1)" in text
-    assert "in the second regime 2 reproduce (P1, E1a), 1 partly (E2a), 0 do not (none)" in text
+    assert ("in the weak-basis regime 1 reproduce (E1a), 1 do not (P1), 0 cannot be decided at "
+            "this number of seeds (none) and 1 cannot be compared (E2a)") in text
+    assert ("in the second regime 2 reproduce (P1, E1a), 0 do not (none), 1 cannot be decided at "
+            "this number of seeds (E2a)") in text
 
 
 def test_a_page_shows_the_second_regime_only_where_its_tables_are_written(tmp_path):
@@ -217,3 +201,20 @@ def test_the_syntax_vector_sentence_counts_where_it_is_the_spike():
     text = syntax_vector_text(table)
     assert "under rotated Adam it is the top-energy direction on 1 of 2 controls and the costliest on 2 of 2" in text
     assert "under plain Adam it is the top-energy direction on 0 of 1 controls and the costliest on 0 of 1" in text
+
+
+def test_removal_is_compared_seed_by_seed_and_the_runs_near_the_line_are_named():
+    from anchorkit.findings import removal_comparison
+
+    rows = []
+    for opt, net in (("rotated", [0.9, 0.8, 0.7, 0.6, 0.5, 0.9, 0.9, 0.9]), ("adam", [0.5] * 8)):
+        for seed, v in enumerate(net):
+            rows.append({"optimizer": opt, "seed": 700 + seed, "net_removal": v,
+                         "raw_removal": v, "removal_error": 0.045})
+    text = removal_comparison(pd.DataFrame(rows))
+    assert "net removal, rotated minus its twin seed by seed, has median +0.35 over 8 seeds" in text
+    assert "rotated higher on 7; exact Wilcoxon p = 0.02" in text
+    assert "rotated 704 (0.500)" in text and "plain 700 (0.500)" in text  # on the line
+    assert "rotated 703" not in text  # 0.6 is beyond one standard error (0.032)
+    far = pd.DataFrame(rows).assign(net_removal=lambda d: d.net_removal.where(d.net_removal != 0.5, 0.1))
+    assert "no run is within one standard error" in removal_comparison(far)

@@ -73,3 +73,20 @@ def test_the_methods_page_states_the_values_the_code_judges_by():
         "DOSES": "The doses are " + ", ".join(num(d) for d in DOSES[:-1]) + f" and {num(DOSES[-1])}",
     }
     assert {name: s for name, s in stated.items() if _flat(s) not in text} == {}
+
+
+def test_the_methods_page_states_how_the_ledger_reaches_its_verdicts():
+    """The interval rules of ``anchorkit.verdicts``: their confidence, the four verdicts and the
+    three comparisons are on the Methods page, and the coverage it quotes is the exact one."""
+    from scipy.stats import binom
+
+    from anchorkit import verdicts
+
+    text = _flat(METHODS.read_text())
+    assert f"{verdicts.CONFIDENCE:.0%} interval" in text
+    for v in verdicts.VERDICTS:
+        assert v in text, v
+    for said in ("Fisher's exact test", "Fisher-z", "order statistics", "one standard error"):
+        assert said in text, said
+    assert f"coverage {1 - 2 * binom.cdf(0, 8, 0.5):.1%}" in text
+    assert f"covers only {1 - 2 * binom.cdf(1, 8, 0.5):.0%}" in text

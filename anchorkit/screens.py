@@ -1,0 +1,195 @@
+"""The first screens of the report, the introduction, the ledger and the essay: at most about
+``WORDS`` words of plain sentences, computed from the committed tables, with no claim id in them.
+
+A failure is said as a success is, with both figures ("alignment 0.85, the source's about 0.6").
+Per regime, the report's first screen says whether its question can be answered there: only where
+plain Adam builds the privileged basis the question is about (the ledger's premise claims) *and*
+the recipe works (some falloff run meets every calibration criterion); otherwise it says which of
+the two is missing, with the figure that shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+
+from anchorkit import essay
+from anchorkit.findings import criteria_table
+from anchorkit.formatting import number
+from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, tally
+from anchorkit.regimes import title
+from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+
+WORDS = 120
+CLAIM_ID = re.compile(r"\b(?:P[1-4]|E[1-3][a-h]′?|L1|S1)(?![\w])")
+FORMS, UNDECIDED_PREMISE, ABSENT = "forms", "undecided", "absent"
+PREMISE = ("P1", "P2")  # the ledger's claims that plain Adam builds a privileged basis
+
+
+def words(text: str) -> int:
+    """The words a reader reads (markup and glue spans left out)."""
+    return len(re.sub(r"<[^>]+>|[*_`]", " ", text).split())
+
+
+def premise_state(claims: pd.DataFrame) -> str:
+    """Whether plain Adam builds the report's privileged basis in a regime, by the ledger's
+    premise claims: ``forms`` (one reproduced), ``undecided`` (none reproduced, one cannot be
+    decided at this number of seeds) or ``absent``."""
+    v = set(claims.set_index("id").verdict[list(PREMISE)])
+    return FORMS if REPRODUCED in v else UNDECIDED_PREMISE if UNDECIDED in v else ABSENT
+
+
+@dataclass(frozen=True)
+class RegimeFacts:
+    """What a regime's first sentence needs, from its ledger and rotated-basis tables."""
+
+    title: str
+    seeds: int
+    premise: str
+    top_share: float  # the plain controls' median top-axis share
+    met: int  # falloff runs meeting every calibration criterion
+    runs: int
+    raw_removal: float  # the rotated runs' median raw removal
+    alignment: float  # the rotated runs' median alignment at slices 3–4
+    tally: dict
+
+    @property
+    def answerable(self) -> bool:
+        return self.premise == FORMS and self.met > 0
+
+
+def regime_facts(regime: str, claims: pd.DataFrame, tables: dict) -> RegimeFacts:
+    results, alignment = tables["results"], tables["alignment"]
+    plain = results[results.optimizer == "adam"]
+    rot = results[results.optimizer == "rotated"]
+    a = alignment[(alignment.role == "anchored") & (alignment.context == "difference")
+                  & (alignment.optimizer == "rotated") & (alignment.slice >= 3)]
+    met = criteria_table(results, alignment, tables["dose"])["meets all"]
+    return RegimeFacts(title(regime), int(rot.seed.nunique()), premise_state(claims),
+                       float(plain.control_top_share_axes.median()), int(met.sum()), len(met),
+                       float(rot.raw_removal.median()),
+                       float(a.groupby("seed").alignment.mean().median()), tally(claims))
+
+
+def _why(f: RegimeFacts, short: bool = False) -> str:
+    """Why a regime cannot answer the question (or that it can), with the figures; ``short``:
+    the energy share's figure alone, once the first regime has said what it is."""
+    share = (number(f.top_share) if short else
+             f"one axis holds {number(f.top_share)} of the energy, the source's about half")
+    premise = {ABSENT: f"plain Adam builds no privileged basis ({share})",
+               UNDECIDED_PREMISE: f"whether plain Adam builds one cannot be decided at "
+                                  f"{f.seeds} seeds ({share})",
+               FORMS: f"plain Adam builds a privileged basis ({share})"}[f.premise]
+    recipe = (f"the recipe fails: none of the {f.runs} falloff runs meets every calibration "
+              f"criterion; raw removal is {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
+              if f.met == 0 else
+              f"{f.met} of the {f.runs} falloff runs meet every calibration criterion")
+    if f.answerable:
+        return f"the question can be asked: {premise}, and {recipe}"
+    if f.premise == FORMS:
+        return f"it cannot be answered: {premise}, but {recipe}"
+    return f"it cannot be answered: {premise}" + (f", and {recipe}" if f.met == 0 else "")
+
+
+def _verdicts(facts: list[RegimeFacts]) -> str:
+    """The ledger's counts in words, regime by regime, without ids."""
+    total = sum(facts[0].tally.values())
+    reproduced = " and ".join(f"{f.tally[REPRODUCED]} in the {f.title}" for f in facts)
+    undecided = " and ".join(str(f.tally[UNDECIDED]) for f in facts)
+    seeds = " and ".join(dict.fromkeys(str(f.seeds) for f in facts))
+    return (f"Of the source's {total} claims, {reproduced} reproduce; {undecided} cannot be "
+            f"decided at {seeds} seeds.")
+
+
+def _alignment(facts: list[RegimeFacts]) -> str:
+    said = " and ".join(number(f.alignment) for f in facts)
+    return f"Alignment with e₁ is {said}, the source's about {E1B_SOURCE}."
+
+
+def report_first_screen(facts: list[RegimeFacts]) -> str:
+    """The report's opening: what was done, per regime whether the question can be answered and
+    why not, the alignment beside the source's, and the ledger counted in words (regimes in the
+    order given)."""
+    seeds = " and ".join(dict.fromkeys(str(f.seeds) for f in facts))
+    text = (f"We retrained the source report's recipe under rotated Adam on {seeds} seeds in "
+            f"each of {len(facts)} regimes, beside plain-Adam twins.")
+    for i, f in enumerate(facts):
+        why = _why(f, short=i > 0)
+        if i and not facts[i - 1].answerable and not f.answerable:
+            why = why.replace("it cannot be answered", "it cannot either", 1)
+        elif i == 0:
+            why = why.replace("it cannot be answered", "the question cannot be answered", 1)
+        text += f" In the {f.title} {why}."
+    return f"{text} {_alignment(facts)} {_verdicts(facts)}"
+
+
+def intro_first_screen(facts: list[RegimeFacts]) -> str:
+    """The introduction's answer in two sentences: where the question can be answered, and the
+    ledger counted in words."""
+    can = [f for f in facts if f.answerable]
+    if not can:
+        reasons = "; ".join(
+            f"in the {f.title} " + ("plain Adam builds no privileged basis"
+                                    if f.premise == ABSENT else
+                                    "the privileged basis cannot be shown at "
+                                    f"{f.seeds} seeds and the recipe fails"
+                                    if f.met == 0 else
+                                    "the privileged basis cannot be shown at "
+                                    f"{f.seeds} seeds")
+            + f" (one axis holds {number(f.top_share)} of the energy, the source's about half"
+            + (f"; raw removal {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
+               if f.met == 0 else "") + ")"
+            for f in facts)
+        head = f"In neither regime can our runs answer it: {reasons}."
+    else:
+        head = ("Our runs can ask it in the " + " and the ".join(f.title for f in can) + ".")
+    return f"{head} {_verdicts(facts)}"
+
+
+def ledger_first_screen(facts: list[RegimeFacts]) -> str:
+    """The ledger's opening: the verdicts counted per regime, in words, and the largest failure
+    with both figures."""
+    parts = []
+    for f in facts:
+        n = f.tally
+        verb = "reproduces" if n[REPRODUCED] == 1 else "reproduce"
+        parts.append(f"in the {f.title}, {n[REPRODUCED]} {verb}, {n[NOT_REPRODUCED]} do not, "
+                     f"{n[UNDECIDED]} cannot be decided at this number of seeds and "
+                     f"{n[NOT_COMPARABLE]} cannot be compared")
+    total = sum(facts[0].tally.values())
+    return (f"Of the source report's {total} claims, set against our committed tables, "
+            + "; ".join(parts) + f". {_alignment(facts)} Raw removal at full dose is "
+            + " and ".join(number(f.raw_removal) for f in facts)
+            + f", the source's {E2A_MEDIAN}.")
+
+
+ESSAY_NAMES = {"boundary": "boundary layers grow more heterogeneous",
+               "sinks": "sinks carry little value",
+               "split": "weighting by value splits the structure measure",
+               "change": "initial contribution predicts change",
+               "populations": "anchors change less than workers",
+               "gradients": "anchors' and workers' gradients differ",
+               "recipe-heterogeneity": "the recipe changes head heterogeneity",
+               "recipe-sinks": "the recipe changes the sinks"}
+
+
+def essay_first_screen(tests: dict[str, dict], seeds: int) -> str:
+    """The essay page's opening: how many of its predictions our runs support, do not support,
+    cannot decide and cannot test, and the verdict of the one its argument rests on."""
+    counts = pd.Series([t["verdict"] for t in tests.values()]).value_counts()
+
+    def n(*verdicts):
+        return int(sum(counts.get(v, 0) for v in verdicts))
+
+    split = tests["split"]
+    return (f"We tested the essay's {len(tests)} predictions on our own runs at {seeds} seeds. "
+            f"Supported: {n(essay.SUPPORTED, essay.DIFFERS)}. Not supported: "
+            f"{n(essay.NOT_SUPPORTED)}. No difference detected where the essay expects one: "
+            f"{n(essay.NO_DIFFERENCE)} (not rejected at this number of seeds, which does not show "
+            f"there is none). Cannot be decided at this number of seeds: "
+            f"{n(essay.UNDECIDABLE)}. Cannot be tested on the published runs: "
+            f"{n(essay.NOT_TESTABLE)}. The split the argument rests on, that weighting by value "
+            f"shrinks the structure measure: {split['verdict']}, with {split['n']} seeds that "
+            f"have what the test needs, {split['agree']} of them going the predicted way.")

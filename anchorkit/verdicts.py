@@ -1,0 +1,139 @@
+"""Verdicts that carry their uncertainty: how the ledger's rules compare what our seeds can say
+with what a claim of the source report says.
+
+Every rule ends in one of four verdicts: **reproduced**, **not reproduced**, **cannot be decided
+at this number of seeds** (our interval straddles the claim's boundary, or our count is not
+decisive either way) and **not comparable** (our runs cannot answer the claim). Three kinds of
+claim, three comparisons:
+
+- **A size** (a median, a range, "about x"): our median over seeds with its exact,
+  distribution-free 95% interval (``median_interval``: the order statistics x₍ⱼ₎ and x₍ₙ₊₁₋ⱼ₎
+  for the largest j whose coverage 1 − 2·P(Binomial(n, ½) < j) is at least 95%: at 8 seeds the
+  whole range, at 16 the 4th to the 13th value; under 6 seeds no such interval exists and a size
+  cannot be decided) against the region the claim allows: the source's range (or "about x"'s
+  x) widened by the claim's tolerance. Inside: reproduced; no overlap: not reproduced; straddling
+  a boundary: cannot be decided. An ordering of two quantities is a size of their paired
+  difference, seed by seed, against "at least the resolution".
+- **A count** ("8 of 8", "none", "3 of 8"): Fisher's exact test (two-sided, 5%) of our count
+  against the source's. A difference: not reproduced. Otherwise reproduced when our count says
+  what the claim says (within the claim's tolerance) on at least as many seeds as the source had,
+  else cannot be decided. A run whose measure lies within one standard error of the line that
+  classifies it is counted both ways; when the two counts give different verdicts, the claim
+  cannot be decided.
+- **A relation** (Pearson r across seeds): our r with its Fisher-z 95% interval. Excluding the
+  source's r: not reproduced; above zero and containing it: reproduced; else cannot be decided.
+
+A claim of several named parts is reproduced when every part is, not reproduced when any part is
+not, cannot be decided when a part cannot (and none failed), and not comparable when a part is not
+comparable and the rest hold.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+from scipy.stats import binom, fisher_exact
+
+REPRODUCED, NOT_REPRODUCED, UNDECIDED, NOT_COMPARABLE = (
+    "reproduced", "not reproduced", "cannot be decided at this number of seeds", "not comparable")
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, UNDECIDED, NOT_COMPARABLE)
+CONFIDENCE = 0.95
+INF = math.inf
+
+
+def median_interval(values, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Our median and its exact order-statistic interval (low, high) at ``confidence``; the
+    interval is (−∞, ∞) when too few values exist for one (under 6 at 95%). NaNs are dropped."""
+    x = np.sort(np.asarray(values, float))
+    x = x[np.isfinite(x)]
+    n = len(x)
+    if n == 0:
+        return math.nan, -INF, INF
+    med = float(np.median(x))
+    j = 0
+    while j + 1 <= n // 2 and 2 * binom.cdf(j, n, 0.5) <= 1 - confidence:
+        j += 1  # coverage of [x(j+1), x(n−j)] is 1 − 2·P(B ≤ j)
+    if j == 0:
+        return med, -INF, INF
+    return med, float(x[j - 1]), float(x[n - j])
+
+
+def size_verdict(low: float, high: float, region: tuple[float, float]) -> str:
+    """An interval (low, high) against the region a claim allows (its bounds included)."""
+    lo, hi = region
+    if lo <= low and high <= hi:
+        return REPRODUCED
+    if high < lo or low > hi:
+        return NOT_REPRODUCED
+    return UNDECIDED
+
+
+def size(values, region: tuple[float, float]) -> tuple[float, float, float, str]:
+    """Median, interval and verdict of a size claim."""
+    med, low, high = median_interval(values)
+    if math.isnan(med):
+        return med, low, high, NOT_COMPARABLE
+    return med, low, high, size_verdict(low, high, region)
+
+
+def _count_at(k: int, n: int, source: tuple[int, int], says: Callable[[int, int], bool]) -> str:
+    sk, sn = source
+    if fisher_exact([[k, n - k], [sk, sn - sk]]).pvalue < 1 - CONFIDENCE:
+        return NOT_REPRODUCED
+    return REPRODUCED if says(k, n) and n >= sn else UNDECIDED
+
+
+def count_verdict(k: int, n: int, source: tuple[int, int], says: Callable[[int, int], bool],
+                  down: int = 0, up: int = 0) -> str:
+    """A count k of n against the source's (k, n). ``says(k, n)`` is the claim's own statement at
+    its tolerance. ``down`` of the k counted and ``up`` of the others lie within one standard
+    error of the classifying line: every count from k − down to k + up is judged, and when they
+    disagree the claim cannot be decided."""
+    if n == 0:
+        return NOT_COMPARABLE
+    verdicts = {_count_at(i, n, source, says) for i in range(k - down, k + up + 1)}
+    return verdicts.pop() if len(verdicts) == 1 else UNDECIDED
+
+
+def every(k: int, n: int) -> bool:
+    return k == n
+
+
+def none_of(k: int, n: int) -> bool:
+    return k == 0
+
+
+def about_share(share: float, tolerance: float) -> Callable[[int, int], bool]:
+    """A claim "about share of the seeds", within ``tolerance`` of the share."""
+    return lambda k, n: abs(k / n - share) <= tolerance + 1e-12
+
+
+def relation_interval(r: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Fisher-z interval of a Pearson r over n pairs ((−1, 1) when n < 4 or r undefined)."""
+    if n < 4 or not np.isfinite(r):
+        return -1.0, 1.0
+    from scipy.stats import norm
+
+    half = norm.ppf(0.5 + confidence / 2) / math.sqrt(n - 3)
+    z = math.atanh(max(min(r, 1 - 1e-12), -1 + 1e-12))
+    return math.tanh(z - half), math.tanh(z + half)
+
+
+def relation_verdict(r: float, n: int, source_r: float) -> str:
+    if n < 4 or not np.isfinite(r):
+        return NOT_COMPARABLE
+    low, high = relation_interval(r, n)
+    if not low <= source_r <= high:
+        return NOT_REPRODUCED
+    return REPRODUCED if low > 0 else UNDECIDED
+
+
+def combine(parts: dict[str, str]) -> str:
+    """The verdict of a claim of named parts (see the module's docstring)."""
+    got = set(parts.values())
+    for v in (NOT_REPRODUCED, UNDECIDED, NOT_COMPARABLE):
+        if v in got:
+            return v
+    return REPRODUCED

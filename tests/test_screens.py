@@ -1,0 +1,82 @@
+"""The first screens: at most about 120 words, no claim id, a failure said with both figures, and
+per regime whether the report's question can be answered there, on constructed cases and on the
+committed tables."""
+
+from pathlib import Path
+
+import pytest
+
+from anchorkit import essay, ledger, screens
+from anchorkit.provenance import read_tables
+from anchorkit.regimes import SECOND, WEAK, reports_path
+from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 130  # "at most about 120"
+
+
+def facts(title, premise, met, share=0.1, raw=0.5, seeds=8):
+    return screens.RegimeFacts(title, seeds, premise, share, met, 16, raw, 0.85,
+                               {REPRODUCED: 2, NOT_REPRODUCED: 3, UNDECIDED: 4,
+                                NOT_COMPARABLE: 1})
+
+
+@pytest.mark.parametrize("premise, met, says", [
+    (screens.ABSENT, 8, "plain Adam builds no privileged basis (one axis holds 0.10"),
+    (screens.UNDECIDED_PREMISE, 0, "cannot be decided at 8 seeds"),
+    (screens.FORMS, 0, "but the recipe fails: none of the 16 falloff runs"),
+    (screens.FORMS, 5, "the question can be asked")])
+def test_each_regime_says_whether_the_question_can_be_answered_and_why(premise, met, says):
+    text = screens.report_first_screen([facts("weak-basis regime", premise, met)])
+    assert says in text and not screens.CLAIM_ID.search(text)
+    assert ("raw removal is 0.50, the source's 0.98" in text) == (met == 0)  # both figures
+    assert screens.words(text) <= LIMIT
+
+
+def test_the_premise_forms_only_where_a_premise_claim_reproduces():
+    import pandas as pd
+
+    def state(p1, p2):
+        return screens.premise_state(pd.DataFrame({"id": ["P1", "P2"], "verdict": [p1, p2]}))
+
+    assert state(REPRODUCED, NOT_REPRODUCED) == screens.FORMS
+    assert state(UNDECIDED, NOT_REPRODUCED) == screens.UNDECIDED_PREMISE
+    assert state(NOT_REPRODUCED, NOT_COMPARABLE) == screens.ABSENT
+
+
+def test_the_second_regime_says_either_only_after_a_regime_that_could_not_answer():
+    two = [facts("weak-basis regime", screens.ABSENT, 8), facts("second regime",
+                                                                 screens.UNDECIDED_PREMISE, 0)]
+    assert "In the second regime it cannot either" in screens.report_first_screen(two)
+    two[0] = facts("weak-basis regime", screens.FORMS, 8)
+    assert "either" not in screens.report_first_screen(two)
+
+
+def test_claim_ids_are_recognised():
+    assert screens.CLAIM_ID.search("E3e′") and screens.CLAIM_ID.search("(P2)")
+    assert not screens.CLAIM_ID.search("E3 of the report")  # a section name is no id
+    assert not screens.CLAIM_ID.search("e₁ and the 8 seeds")
+
+
+@pytest.fixture(scope="module")
+def committed():
+    out = []
+    for r in (WEAK, SECOND):
+        where = reports_path(ROOT / "reports", r)
+        out.append(screens.regime_facts(r, ledger.ledger(where, r),
+                                        read_tables(where / "rotated-basis")))
+    return out
+
+
+def test_the_committed_first_screens_are_short_plain_and_computed(committed):
+    for fn in (screens.report_first_screen, screens.intro_first_screen,
+               screens.ledger_first_screen):
+        text = fn(committed)
+        assert screens.words(text) <= LIMIT, fn.__name__
+        assert not screens.CLAIM_ID.search(text), fn.__name__
+        assert "the source's about 0.6" in text or fn is screens.intro_first_screen
+    report = screens.report_first_screen(committed)
+    assert f"{committed[1].runs} falloff runs" in report  # the second regime's recipe failure
+    t = read_tables(ROOT / "reports" / "geometry-of-anchors")
+    text = screens.essay_first_screen(essay.all_tests(t["heads"], t["layers"]), 8)
+    assert screens.words(text) <= LIMIT and not screens.CLAIM_ID.search(text)

@@ -1,0 +1,94 @@
+"""The interval rules every ledger verdict follows, on constructed cases whose answer is known by
+hand: each comparison gives each of its verdicts, and the median's interval covers as it says."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from anchorkit import verdicts as v
+
+R, N, U, NC = v.REPRODUCED, v.NOT_REPRODUCED, v.UNDECIDED, v.NOT_COMPARABLE
+
+
+def test_the_median_interval_is_the_range_at_8_seeds_and_the_4th_to_13th_value_at_16():
+    x = [5, 1, 7, 3, 2, 8, 6, 4]
+    assert v.median_interval(x) == (4.5, 1.0, 8.0)
+    y = list(range(1, 17))
+    assert v.median_interval(y)[1:] == (4.0, 13.0)
+    # the coverage each claims, exactly: [x(j), x(n+1-j)] covers the median with 1 - 2 P(B < j)
+    assert 1 - 2 * binom.cdf(0, 8, 0.5) >= 0.95 > 1 - 2 * binom.cdf(1, 8, 0.5)
+    assert 1 - 2 * binom.cdf(3, 16, 0.5) >= 0.95 > 1 - 2 * binom.cdf(4, 16, 0.5)
+
+
+def test_under_six_seeds_there_is_no_95_percent_interval_and_nans_are_dropped():
+    assert v.median_interval([1, 2, 3, 4, 5])[1:] == (-math.inf, math.inf)
+    assert v.median_interval([1, 2, 3, 4, 5, 6])[1:] == (1.0, 6.0)
+    assert v.median_interval([1, 2, 3, 4, 5, 6, np.nan])[1:] == (1.0, 6.0)
+    assert math.isnan(v.median_interval([])[0])
+
+
+def test_the_median_interval_covers_at_least_95_percent_of_the_time():
+    rng = np.random.default_rng(0)
+    draws = rng.lognormal(size=(4000, 8))  # a skewed distribution with median 1
+    low, high = np.sort(draws, 1)[:, 0], np.sort(draws, 1)[:, -1]
+    assert ((low <= 1) & (1 <= high)).mean() >= 0.95
+
+
+@pytest.mark.parametrize("interval, expected", [
+    ((0.45, 0.55), R), ((0.4, 0.6), R), ((0.61, 0.7), N), ((0.1, 0.39), N), ((0.3, 0.5), U),
+    ((0.5, 0.9), U), ((0.1, 0.9), U)])
+def test_a_size_is_judged_by_where_its_interval_lies(interval, expected):
+    assert v.size_verdict(*interval, (0.4, 0.6)) == expected
+
+
+def test_a_size_with_too_few_seeds_cannot_be_decided_and_without_values_is_not_comparable():
+    assert v.size([0.5] * 4, (0.4, 0.6))[-1] == U
+    assert v.size([], (0.4, 0.6))[-1] == NC
+    assert v.size([0.5] * 8, (0.4, 0.6))[-1] == R
+
+
+@pytest.mark.parametrize("k, n, expected", [
+    (8, 8, R),  # the source's count
+    (3, 8, N),  # Fisher's p = 0.026 against 8 of 8
+    (6, 8, U),  # p = 0.47: 8 seeds cannot tell 6 of 8 from 8 of 8
+    (4, 4, U),  # every seed, but fewer seeds than the source had
+    (0, 0, NC)])
+def test_a_count_against_every_seed_gives_every_verdict(k, n, expected):
+    assert v.count_verdict(k, n, (8, 8), v.every) == expected
+
+
+def test_a_count_within_a_stated_share_and_on_the_sources_denominator():
+    says = v.about_share(3 / 8, 1 / 8)
+    assert v.count_verdict(3, 8, (3, 8), says) == R
+    assert v.count_verdict(4, 8, (3, 8), says) == R  # within 1/8 of 3/8
+    assert v.count_verdict(2, 4, (3, 8), says) == U  # on 4 seeds, not 8
+    assert v.count_verdict(6, 6, (3, 8), says) == N  # p = 0.031
+    assert v.count_verdict(0, 8, (3, 8), says) == U  # p = 0.2
+
+
+def test_runs_near_the_line_are_counted_both_ways():
+    assert v.count_verdict(0, 8, (0, 8), v.none_of) == R
+    assert v.count_verdict(0, 8, (0, 8), v.none_of, up=1) == U  # 0 or 1 lost
+    assert v.count_verdict(5, 8, (0, 8), v.none_of) == N
+    assert v.count_verdict(5, 8, (0, 8), v.none_of, down=1) == U  # 4 lost is p = 0.077
+    assert v.count_verdict(6, 8, (0, 8), v.none_of, down=1) == N  # 5 or 6: both differ
+
+
+@pytest.mark.parametrize("r, n, expected", [(0.94, 8, R), (0.2, 8, N), (0.7, 7, U), (0.9, 3, NC),
+                                            (math.nan, 8, NC)])
+def test_a_relation_against_the_sources_r(r, n, expected):
+    assert v.relation_verdict(r, n, 0.94) == expected
+
+
+def test_the_relation_interval_is_fisher_z():
+    low, high = v.relation_interval(0.5, 28)
+    assert low == pytest.approx(math.tanh(math.atanh(0.5) - 1.959964 / 5), abs=1e-6)
+    assert high == pytest.approx(math.tanh(math.atanh(0.5) + 1.959964 / 5), abs=1e-6)
+
+
+@pytest.mark.parametrize("parts, expected", [
+    ((R, R), R), ((R, N), N), ((U, N), N), ((R, U), U), ((U, NC), U), ((R, NC), NC), ((NC,), NC)])
+def test_parts_combine_to_the_claims_verdict(parts, expected):
+    assert v.combine({str(i): p for i, p in enumerate(parts)}) == expected
