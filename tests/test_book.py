@@ -249,7 +249,9 @@ def test_every_chart_has_a_caption_under_it(html, browser):
             continue
         browser.open(page)
         n = browser.js("""[...document.querySelectorAll('.vega-embed')].filter(e => {
-            const cell = e.closest('.cell'); const next = cell && cell.nextElementSibling;
+            // a notebook cell's chart, or one pasted from another page (glue:any's output)
+            const cell = e.closest('.cell') || e.closest('.output');
+            const next = cell && cell.nextElementSibling;
             return !(next && (next.matches('.figure-caption') || next.querySelector('.figure-caption')));
           }).length""")
         if n:
