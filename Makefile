@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test book clean
+.PHONY: test test-all book clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -13,7 +13,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# the fast suite: every module's unit and constructed-case tests and a quick-profile study end to
+# end (minutes); test-all adds the book's build, Chromium, the notebooks, retraining and clusters
+FAST := not (book or browser or notebook or retrain or cluster)
+
 test: $(STAMP)
+	$(BIN)/python -m pytest -m "$(FAST)"
+
+test-all: $(STAMP)
 	$(BIN)/python -m pytest
 
 # the study pages are the notebooks executed against the committed tables (scripts/execute_studies.py);

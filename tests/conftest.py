@@ -19,6 +19,16 @@ def small(seed: int = 1, recipe: str = "control", optimizer: str = "adam", epoch
                      train=kw.pop("train", SMALL_TRAIN), task=kw.pop("task", SMALL_TASK), **kw)
 
 
+def pytest_collection_modifyitems(items):
+    """A test that uses the built book (the ``html`` fixture) or Chromium (``browser``) is marked
+    so by what it does: `make test` leaves those out, `make test-all` runs them."""
+    for item in items:
+        used = getattr(item, "fixturenames", ())
+        for fixture, mark in (("html", "book"), ("browser", "browser")):
+            if fixture in used:
+                item.add_marker(getattr(pytest.mark, mark))
+
+
 @pytest.fixture(autouse=True)
 def in_process(monkeypatch):
     """Studies execute in-process in tests (what a test patches must be where the tasks run);

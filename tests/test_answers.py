@@ -3,6 +3,8 @@ published run's answers guards ANSWERS_VERSION."""
 
 import hashlib
 
+import pytest
+
 from anchorkit.executor import THREADS, threads
 from anchorkit.answers import ANSWERS_VERSION, predict, answers_key, sweep_answers
 from anchorkit.store import RunStore
@@ -13,6 +15,7 @@ from anchorkit.studies import run_config
 FINGERPRINT = {1: "59cfab67db43ecb58dc9c19f4ad9cd5e9dec298837f5d6a1a3b2ce0f4a9afcee"}
 
 
+@pytest.mark.retrain
 def test_the_answers_of_a_published_run_are_the_ones_the_cache_version_names():
     """A refactor that changes no answer keeps the cache (and this fingerprint); a change to the
     answers fails here until ANSWERS_VERSION is bumped and the new fingerprint recorded."""

@@ -3,9 +3,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.retrain
 def test_train_speed_sets_the_compiled_step_beside_the_eager_reference():
     out = subprocess.run(
         [sys.executable, "bench/train_speed.py", "--runs", "2", "--epochs", "3", "--contexts", "32",

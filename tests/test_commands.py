@@ -39,6 +39,7 @@ def test_a_bad_command_line_is_refused_in_one_line_naming_the_value(argv, named)
     assert r.stdout == ""  # nothing was planned, let alone trained
 
 
+@pytest.mark.cluster
 def test_an_unreachable_scheduler_is_named_quickly():
     with pytest.raises(ParameterError, match="tcp://127.0.0.1:9"):
         with connect("tcp://127.0.0.1:9"):

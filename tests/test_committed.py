@@ -39,6 +39,7 @@ def copy_reports(tmp_path) -> Path:
 
 
 # ---------------------------------------------------------------------- writes on purpose only
+@pytest.mark.retrain
 @pytest.mark.slow
 def test_a_quick_rerun_without_reports_dir_leaves_the_committed_tables_alone(tmp_path):
     """The re-run the book invites (other seeds, the quick profile, no reports_dir) writes to the
@@ -145,6 +146,7 @@ def test_an_edited_table_is_refused_by_a_study_page_reading_it(tmp_path):
         run_study("control", PAPER_SEEDS, reports_dir=where, reuse=True)
 
 
+@pytest.mark.notebook
 @pytest.mark.slow
 def test_the_ledger_page_refuses_an_edited_table_in_one_line(tmp_path):
     where = copy_reports(tmp_path)
@@ -356,6 +358,7 @@ def renames_of_a_training(tmp_path, cfg) -> int:
     return calls[0]
 
 
+@pytest.mark.retrain
 @pytest.mark.slow
 def test_a_kill_at_any_rename_leaves_a_run_that_resumes_or_reloads_to_the_same_bits(tmp_path):
     """Kill the writer at each rename of a training in turn (initial weights, snapshots,

@@ -32,6 +32,7 @@ def reference_tables(tmp_path_factory):
     return read_tables(where / "reports" / STUDY)
 
 
+@pytest.mark.retrain
 @pytest.mark.slow
 def test_two_workers_write_the_tables_of_the_in_process_run_bitwise(reference_tables, tmp_path):
     with executor.local_cluster(2) as cluster:
@@ -40,6 +41,7 @@ def test_two_workers_write_the_tables_of_the_in_process_run_bitwise(reference_ta
     tables_equal(read_tables(tmp_path / "reports" / STUDY), reference_tables)
 
 
+@pytest.mark.retrain
 @pytest.mark.slow
 def test_a_worker_killed_midway_leaves_the_same_tables(reference_tables, tmp_path):
     from distributed import Client
@@ -107,6 +109,7 @@ def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):
     assert torch.equal(alone.to(torch.uint8), whole)  # all contexts at once, no slicing
 
 
+@pytest.mark.cluster
 def test_an_unknown_scheduler_address_fails_with_its_address():
     import dask
 

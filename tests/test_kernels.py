@@ -43,6 +43,7 @@ def test_the_record_names_the_cpu_its_extensions_and_the_pins():
     json.dumps(r)  # it goes into meta.json and provenance.json
 
 
+@pytest.mark.retrain
 @pytest.mark.slow
 @pytest.mark.skipif(not X86_AVX2, reason="the pin applies to x86-64 machines with AVX2")
 @pytest.mark.xfail(PIN_FAILS_HERE, strict=True,

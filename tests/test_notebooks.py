@@ -21,6 +21,7 @@ def test_every_study_has_a_notebook():
     assert sorted(n.stem for n in STUDY_NOTEBOOKS) == sorted(STUDIES)
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize("notebook", STUDY_NOTEBOOKS, ids=[n.stem for n in STUDY_NOTEBOOKS])
 def test_notebook_runs_at_quick_profile_with_new_seeds(notebook, tmp_path):
     reports = tmp_path / "reports"
@@ -53,6 +54,7 @@ def test_source_notebooks_are_stored_clean_with_a_parameters_cell():
         assert len(tagged) == 1, nb_path
 
 
+@pytest.mark.notebook
 def test_essay_notebook_measures_every_head_of_every_stored_run(tmp_path):
     from anchorkit.store import RunStore
     from anchorkit.studies import run_config
@@ -74,6 +76,7 @@ def test_essay_notebook_measures_every_head_of_every_stored_run(tmp_path):
     assert (per_run == 16).all() and len(per_run) == 4  # 4 blocks x 4 heads, initial and final
 
 
+@pytest.mark.notebook
 def test_scout_notebook_runs_at_quick_profile(tmp_path):
     notebook = ROOT / "notebooks" / "optimizer-scout.ipynb"
     reports = tmp_path / "reports"
@@ -91,6 +94,7 @@ def test_scout_notebook_runs_at_quick_profile(tmp_path):
     assert "functional spike" in text and "Levels reached" in text
 
 
+@pytest.mark.notebook
 def test_a_bad_parameter_fails_the_page_in_one_line_and_tables_go_to_the_repository(tmp_path):
     """Executed from another working directory (no --cwd), a page still reads the repository's
     reports/; a bad parameter is the error's one line, not a traceback."""

@@ -51,6 +51,7 @@ def test_every_published_run_scores_every_op_above_the_criterion(study):
     assert low.empty, f"runs below 0.95 (calibration must be reopened): {low.to_dict()}"
 
 
+@pytest.mark.retrain
 def test_published_weights_reproduce_a_committed_row():
     pair = study_pairs("rotated-basis", [704], "paper")[0]  # falloff and control, rotated Adam
     store = RunStore(Path("/nonexistent"))

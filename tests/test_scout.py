@@ -121,6 +121,7 @@ def test_regimes_are_configuration_and_the_scout_stays_off_the_paper_seeds():
         scout.regime_config("longer", 1)
 
 
+@pytest.mark.retrain
 @pytest.mark.slow
 def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
     from anchorkit.edit import projection_edit

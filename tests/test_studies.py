@@ -39,6 +39,7 @@ def quick_pair():
     return pair, a.final, c.final
 
 
+@pytest.mark.retrain
 def test_measure_pair_tables_hold_together(quick_pair):
     pair, a, c = quick_pair
     t = measure_pair(pair, a, c, sweep=True, chunk=32)
@@ -61,6 +62,7 @@ def test_measure_pair_tables_hold_together(quick_pair):
         res["raw_removal"] - res["anchored_reference_baseline"], nan_ok=True)
 
 
+@pytest.mark.retrain
 def test_cached_answers_give_the_tables_of_a_fresh_measurement(quick_pair, tmp_path):
     """The tables derived from the store's cached answers are those measured directly."""
     from anchorkit.answers import PARTS, cached_answers
@@ -96,6 +98,7 @@ def test_a_run_paired_with_itself_has_no_net_removal_or_spill(quick_pair):
         assert pd.isna(res[f"moved_{basis}"]) or not res[f"moved_{basis}"]
 
 
+@pytest.mark.retrain
 def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
     pair, a, c = quick_pair
     twin = study_pairs("rotated-basis", [3], "quick")[1]
@@ -122,6 +125,7 @@ def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
                                    t2["results"]["anchored_spike_axes"], check_names=False)
 
 
+@pytest.mark.retrain
 def test_a_study_computes_each_runs_answers_once(tmp_path, monkeypatch):
     import anchorkit.answers as answers_mod
     import anchorkit.studies as studies
@@ -144,6 +148,7 @@ def test_a_study_computes_each_runs_answers_once(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(stored, first["results"])
 
 
+@pytest.mark.retrain
 def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_path, monkeypatch):
     """A definition-only change (here: removal doubled) leaves the cached answers valid: the
     study re-derives its tables with the new definition and runs no edited forward."""

@@ -36,6 +36,7 @@ def test_a_short_control_is_its_own_mirror_and_a_falloff_run_is_not():
     assert control <= MIRROR_TOL < falloff
 
 
+@pytest.mark.retrain
 @pytest.mark.slow
 @pytest.mark.parametrize("regime", REPORT)
 def test_the_mirror_check_in_each_report_regime(regime):

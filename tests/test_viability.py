@@ -74,6 +74,7 @@ def test_the_rule_text_states_the_fixed_values():
         assert f"{value:g}" in v.RULE
 
 
+@pytest.mark.retrain
 @pytest.mark.slow
 def test_the_check_runs_end_to_end_at_the_quick_profile(tmp_path):
     from anchorkit.provenance import read_tables
