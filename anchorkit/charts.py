@@ -10,6 +10,7 @@ import altair as alt
 import pandas as pd
 
 from anchorkit import criteria, essay
+from anchorkit.config import WIDTH
 from anchorkit.recipes import recipe
 from anchorkit.verdicts import VERDICTS
 
@@ -103,7 +104,7 @@ def removal_by_dose(dose: pd.DataFrame, criterion: float = criteria.SPILL_MAX, b
     return alt.hconcat(*panels)
 
 
-def energy_spectrum(spectra: pd.DataFrame, n_basis: int = 64):
+def energy_spectrum(spectra: pd.DataFrame, n_basis: int = WIDTH):
     """E3: the share of energy per direction at the last slice, sorted, on a log scale; coordinate
     axes and rotated axes in two colours; one hairline per run; a dotted rule at 1/n."""
     _require(spectra, ["run", "seed", "role", "basis", "share"], "energy_spectrum")

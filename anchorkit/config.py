@@ -196,6 +196,9 @@ class ModelConfig:
         check_bool("residual_biases", self.residual_biases)
 
 
+WIDTH = ModelConfig().d_model  # the residual stream's width, which every regime's model shares
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Optimiser and data-stream settings shared by every run of a study."""

@@ -27,13 +27,12 @@ from collections import Counter
 import pandas as pd
 import torch
 
-from anchorkit.config import RunConfig
+from anchorkit.config import WIDTH, RunConfig
 from anchorkit.edit import coordinate_axes, rotated_axes
 from anchorkit.measure import chance_cos, syntax_vectors
 from anchorkit.task import SYNTAX
 
-KINDS = ("top energy", "syntax", "costliest")
-SYNTAX_CHANCE = chance_cos(64, 0.95)
+SYNTAX_CHANCE = chance_cos(WIDTH, 0.95)
 
 
 def own_basis(cfg: RunConfig) -> tuple[str, torch.Tensor]:

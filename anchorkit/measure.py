@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from anchorkit import criteria
+from anchorkit.config import WIDTH
 from anchorkit.edit import project_out, project_out_subspace
 from anchorkit.model import Hook, Transformer
 from anchorkit.recipes import alignment
@@ -95,7 +96,7 @@ def syntax_positions(task, batch: Batch) -> torch.Tensor:
 
 
 @functools.lru_cache(maxsize=None)
-def chance_cos(dim: int = 64, quantile: float = 0.5, draws: int = 20000) -> float:
+def chance_cos(dim: int = WIDTH, quantile: float = 0.5, draws: int = 20000) -> float:
     """A quantile, over random unit vectors of ``dim`` dimensions, of their largest |cos| with the
     vectors of an orthonormal basis: the chance level of a syntax |cos| (median about 0.32 in 64
     dimensions, 95th percentile about 0.41). A |cos| below the 95th percentile does not place a

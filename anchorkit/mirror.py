@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from anchorkit.config import WIDTH
 from anchorkit.directions import SYNTAX_CHANCE
 from anchorkit.essay import best_p, holm
 from anchorkit.task import SYNTAX
@@ -124,7 +125,7 @@ def e1_syntax_axis(directions: pd.DataFrame) -> pd.DataFrame:
     for _, r in syn.iterrows():
         axes = sorted({int(r[f"syntax_vector_{s}"]) for s in SYNTAX} - {-1})  # -1: on none
         rows.append({"seed": int(r["seed"]), "run": r["run"], "syntax_axes": axes,
-                     "e1_is_one": 0 in axes, "chance": len(axes) / 64})
+                     "e1_is_one": 0 in axes, "chance": len(axes) / WIDTH})
     return pd.DataFrame(rows)
 
 
