@@ -76,8 +76,8 @@ def removal_comparison(results: pd.DataFrame) -> str:
                                                                       ("plain", sto))
             for r in runs[(runs.net_removal - KEPT_LINE).abs() <= removal_se(runs, net=True)]
             .itertuples()]
-    said = (f"; within one standard error of the kept/lost line, so that the count that follows could "
-            f"flip on them: {', '.join(near)}" if near else
+    said = (f"; within one standard error of the kept/lost line, so that the count that "
+            f"follows could flip on them: {', '.join(near)}" if near else
             "; no run is within one standard error of the kept/lost line")
     return "; ".join(parts) + said
 
@@ -189,8 +189,8 @@ def question_table(facts_by_regime: dict[str, dict[str, str]], question: str) ->
 
 def premise_forms(claims: pd.DataFrame) -> bool:
     """Whether the report's premise (a privileged basis under plain Adam) forms in a regime, from
-    its ledger: P1 (syntax tokens on axes) or P2 (one axis holds about half the energy) is at
-    reproduced (a premise that cannot be decided at this number of seeds is not one that forms)."""
+    its ledger: P1 (syntax tokens on axes) or P2 (one axis holds about half the energy) is
+    reproduced (a premise that cannot be decided at this number of seeds is not shown to form)."""
     verdict = claims.set_index("id").verdict
     return any(verdict[c] == "reproduced" for c in ("P1", "P2"))
 
@@ -294,7 +294,7 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
                   f"{ids[NOT_REPRODUCED]}"
                   + (". Whether an anchor needs the optimizer's privileged basis can only be "
                      "answered where that basis forms at the source's size, and in this regime "
-                     "it does not (P1, P2)" if not premise else ""))
+                     "our runs do not show that it does (P1, P2)" if not premise else ""))
     return {"e1": _e1(results, alignment, premise, undecided, tolerance),
             "e2": _e2(results, premise, undecided, tolerance), "e3": e3,
             "discussion": discussion}

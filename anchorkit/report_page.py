@@ -33,9 +33,9 @@ def summary_figures(shown: dict[str, dict], claims: dict[str, pd.DataFrame]) -> 
     glued, plain = {}, {}
     top = findings.ledger_top({title(r): c for r, c in claims.items()})
     glued["ledger-top"] = plain["ledger-top-text"] = top
-    facts = [screens.regime_facts(r, claims[r], t) for r, t in shown.items()]
-    glued["report-first-screen"] = screens.report_first_screen(facts)
-    plain["intro-first-screen-text"] = screens.intro_first_screen(facts)
+    first = [screens.regime_facts(r, claims[r], t) for r, t in shown.items()]
+    glued["report-first-screen"] = screens.report_first_screen(first)
+    plain["intro-first-screen-text"] = screens.intro_first_screen(first)
     answers = {r: findings.report_answers(t["results"], t["alignment"], claims[r])
                for r, t in shown.items()}
     facts = {r: findings.facts(t) for r, t in shown.items()}

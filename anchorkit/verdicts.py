@@ -34,7 +34,7 @@ import math
 from typing import Callable
 
 import numpy as np
-from scipy.stats import binom, fisher_exact
+from scipy.stats import binom, fisher_exact, norm
 
 REPRODUCED, NOT_REPRODUCED, UNDECIDED, NOT_COMPARABLE = (
     "reproduced", "not reproduced", "cannot be decided at this number of seeds", "not comparable")
@@ -114,8 +114,6 @@ def relation_interval(r: float, n: int, confidence: float = CONFIDENCE) -> tuple
     """Fisher-z interval of a Pearson r over n pairs ((−1, 1) when n < 4 or r undefined)."""
     if n < 4 or not np.isfinite(r):
         return -1.0, 1.0
-    from scipy.stats import norm
-
     half = norm.ppf(0.5 + confidence / 2) / math.sqrt(n - 3)
     z = math.atanh(max(min(r, 1 - 1e-12), -1 + 1e-12))
     return math.tanh(z - half), math.tanh(z + half)
