@@ -379,7 +379,6 @@ def e2d(t):
     big = int((at.control_other_ops >= E2D_OTHER[0] - SCORE_TOL).sum())
     calm = int((at.raw_spill <= E2D_ANCHORED + SCORE_TOL).sum())
     stored = int((sto.control_other_ops <= E2D_STORED + SCORE_TOL).sum())
-    none = Part("", f"no rotated control with cos ≥ {COS_QUARTER}", NOT_COMPARABLE)
     parts = [
         counted("the control loses on another op", big, len(at), (2, 2), every,
                 f"largest other-op drop at least {E2D_OTHER[0]} − {SCORE_TOL} on {big} of the "
@@ -388,8 +387,9 @@ def e2d(t):
         counted("the anchored run does not", calm, len(at), (2, 2), every,
                 f"the anchored run's raw spill at most {E2D_ANCHORED} + {SCORE_TOL} on {calm} of "
                 f"{len(at)}")]
-    if not len(at):
-        parts = [Part(p.name, none.text, NOT_COMPARABLE) for p in parts]
+    if not len(at):  # not comparable either way (a count of none); said in words
+        parts = [Part(p.name, f"no rotated control with cos ≥ {COS_QUARTER}", NOT_COMPARABLE)
+                 for p in parts]
     return judged(parts + [counted(
         "stored controls at most 0.10", stored, len(sto), (8, 8), every,
         f"at most {E2D_STORED:.2f} + {SCORE_TOL} on {stored} of {len(sto)} stored controls "

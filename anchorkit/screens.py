@@ -73,9 +73,11 @@ def regime_facts(regime: str, claims: pd.DataFrame, tables: dict) -> RegimeFacts
                        float(a.groupby("seed").alignment.mean().median()), tally(claims))
 
 
-def _why(f: RegimeFacts, short: bool = False) -> str:
+def _why(f: RegimeFacts, short: bool = False,
+         cannot: str = "it cannot be answered") -> str:
     """Why a regime cannot answer the question (or that it can), with the figures; ``short``:
-    the energy share's figure alone, once the first regime has said what it is."""
+    the energy share's figure alone, once the first regime has said what it is; ``cannot``: how
+    the sentence says that the question cannot be answered."""
     share = (number(f.top_share) if short else
              f"one axis holds {number(f.top_share)} of the energy, the source's about half")
     premise = {ABSENT: f"plain Adam builds no privileged basis ({share})",
@@ -89,8 +91,8 @@ def _why(f: RegimeFacts, short: bool = False) -> str:
     if f.answerable:
         return f"the question can be asked: {premise}, and {recipe}"
     if f.premise == FORMS:
-        return f"it cannot be answered: {premise}, but {recipe}"
-    return f"it cannot be answered: {premise}" + (f", and {recipe}" if f.met == 0 else "")
+        return f"{cannot}: {premise}, but {recipe}"
+    return f"{cannot}: {premise}" + (f", and {recipe}" if f.met == 0 else "")
 
 
 def _verdicts(facts: list[RegimeFacts]) -> str:
@@ -116,13 +118,27 @@ def report_first_screen(facts: list[RegimeFacts]) -> str:
     text = (f"We retrained the source report's recipe under rotated Adam on {seeds} seeds in "
             f"each of {len(facts)} regimes, beside plain-Adam twins.")
     for i, f in enumerate(facts):
-        why = _why(f, short=i > 0)
-        if i and not facts[i - 1].answerable and not f.answerable:
-            why = why.replace("it cannot be answered", "it cannot either", 1)
-        elif i == 0:
-            why = why.replace("it cannot be answered", "the question cannot be answered", 1)
+        cannot = ("the question cannot be answered" if i == 0 else
+                  "it cannot either" if not facts[i - 1].answerable else "it cannot be answered")
+        why = _why(f, short=i > 0, cannot=cannot)
         text += f" In the {f.title} {why}."
     return f"{text} {_alignment(facts)} {_verdicts(facts)}"
+
+
+SHORT_PREMISE = {ABSENT: "plain Adam builds no privileged basis",
+                 UNDECIDED_PREMISE: "the privileged basis cannot be shown at {seeds} seeds",
+                 FORMS: "plain Adam builds a privileged basis"}
+
+
+def _short_why(f: RegimeFacts) -> str:
+    """Why a regime cannot answer the question, in one clause with its figures."""
+    premise = SHORT_PREMISE[f.premise].format(seeds=f.seeds)
+    recipe = ("" if f.met else
+              (" but" if f.premise == FORMS else " and") + " the recipe fails")
+    figures = f"one axis holds {number(f.top_share)} of the energy, the source's about half"
+    if not f.met:
+        figures += f"; raw removal {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
+    return f"in the {f.title} {premise}{recipe} ({figures})"
 
 
 def intro_first_screen(facts: list[RegimeFacts]) -> str:
@@ -130,19 +146,8 @@ def intro_first_screen(facts: list[RegimeFacts]) -> str:
     ledger counted in words."""
     can = [f for f in facts if f.answerable]
     if not can:
-        reasons = "; ".join(
-            f"in the {f.title} " + ("plain Adam builds no privileged basis"
-                                    if f.premise == ABSENT else
-                                    "the privileged basis cannot be shown at "
-                                    f"{f.seeds} seeds and the recipe fails"
-                                    if f.met == 0 else
-                                    "the privileged basis cannot be shown at "
-                                    f"{f.seeds} seeds")
-            + f" (one axis holds {number(f.top_share)} of the energy, the source's about half"
-            + (f"; raw removal {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
-               if f.met == 0 else "") + ")"
-            for f in facts)
-        head = f"In neither regime can our runs answer it: {reasons}."
+        head = ("In neither regime" if len(facts) == 2 else "In no regime") + \
+            " can our runs answer it: " + "; ".join(_short_why(f) for f in facts) + "."
     else:
         head = ("Our runs can ask it in the " + " and the ".join(f.title for f in can) + ".")
     return f"{head} {_verdicts(facts)}"

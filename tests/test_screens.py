@@ -80,3 +80,18 @@ def test_the_committed_first_screens_are_short_plain_and_computed(committed):
     t = read_tables(ROOT / "reports" / "geometry-of-anchors")
     text = screens.essay_first_screen(essay.all_tests(t["heads"], t["layers"]), 8)
     assert screens.words(text) <= LIMIT and not screens.CLAIM_ID.search(text)
+
+
+def test_the_introduction_says_why_each_regime_cannot_answer_even_where_the_basis_forms():
+    text = screens.intro_first_screen([facts("weak-basis regime", screens.ABSENT, 8),
+                                       facts("second regime", screens.FORMS, 0)])
+    assert text.startswith("In neither regime can our runs answer it")
+    assert "in the weak-basis regime plain Adam builds no privileged basis (one axis" in text
+    assert ("in the second regime plain Adam builds a privileged basis but the recipe fails "
+            "(one axis holds 0.10 of the energy, the source's about half; raw removal 0.50, "
+            "the source's 0.98)") in text
+    assert "cannot be shown" not in text
+    three = screens.intro_first_screen([facts(t, screens.ABSENT, 8) for t in "abc"])
+    assert three.startswith("In no regime can our runs answer it")
+    assert screens.intro_first_screen([facts("x", screens.FORMS, 3)]).startswith(
+        "Our runs can ask it in the x.")
