@@ -24,6 +24,7 @@ import torch
 from anchorkit.config import RunConfig, check_choice
 from anchorkit.edit import DOSES, coordinate_axes, e1, random_directions, rotated_axes
 from anchorkit.measure import edited_predictions, query_predictions
+from anchorkit.store import RunStore
 from anchorkit.task import probe_set
 from anchorkit.train import load_model, rotation
 
@@ -90,8 +91,6 @@ ANSWERS_VERSION = 1  # bump when the answers a run gives change (the fingerprint
 def answers_key(cfg: RunConfig, part: str, state: dict) -> str:
     """The cache key of a run's answers: its hash, the part, the digest of the weights ``state``
     they come from, and the answers' version."""
-    from anchorkit.store import RunStore
-
     text = f"{cfg.hash}/{part}/{RunStore.weights_digest(state)}/{ANSWERS_VERSION}"
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 

@@ -10,8 +10,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import torch
 
 if TYPE_CHECKING:
     import torch
@@ -76,8 +80,6 @@ def check_flag(name: str, value) -> bool:
 def check_number(name: str, value, low: float | None = None, high: float | None = None,
                  low_open: bool = False, high_open: bool = False) -> float:
     """A finite real number (not a bool) within the bounds, an open end where said."""
-    import math
-
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ParameterError(name, value, "expected a finite number")
     too_low = low is not None and (value <= low if low_open else value < low)
@@ -119,8 +121,6 @@ def check_seeds(seeds) -> list[int]:
 
 def check_device(device) -> str:
     """``cpu``, ``cuda``, ``cuda:<n>`` or ``mps`` (a typo is named here, not deep in torch)."""
-    import re
-
     if not isinstance(device, str) or not re.fullmatch(r"cpu|mps|cuda(:\d+)?", device):
         raise ParameterError("device", device, "expected 'cpu', 'cuda', 'cuda:<n>' or 'mps'")
     return device
@@ -310,8 +310,6 @@ def derive_seed(*parts) -> int:
 
 
 def generator(*parts) -> "torch.Generator":
-    import torch
-
     g = torch.Generator()
     g.manual_seed(derive_seed(*parts))
     return g

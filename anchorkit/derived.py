@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from anchorkit.stats import at_least, loss_rate
 from anchorkit.task import SYNTAX
 
 
@@ -73,30 +74,35 @@ def spikes_table(results: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def derived_tables(study: str, tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """The study's tables read by its page: for rotated-basis the E2 and E3 tables (rotated
-    beside stored) and ``basis``; for reference-baseline ``spikes``, one row per stored run; for
-    the loss-rate screen ``rate``."""
-    out = {}
-    if study == "rotated-basis":
-        res = tables["results"]
-        out["e2"] = _beside(res, [c for c in E2_COLUMNS if c in res])
-        out["e3"] = _beside(res, [c for c in E3_COLUMNS if c in res])
-        if "directions" in tables:  # measured with the direction sweep
-            out["basis"] = basis_table(tables["spectra"], tables["directions"])
-    if study == "reference-baseline":
-        out["spikes"] = spikes_table(tables["results"])
-    if study == "loss-rate-screen":
-        out["rate"] = rate_table(tables["results"])
+def nothing(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """A study whose page reads only its measured tables."""
+    return {}
+
+
+def rotated_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The rotated-basis study's: the E2 and E3 tables (rotated beside stored) and ``basis``."""
+    res = tables["results"]
+    out = {"e2": _beside(res, [c for c in E2_COLUMNS if c in res]),
+           "e3": _beside(res, [c for c in E3_COLUMNS if c in res])}
+    if "directions" in tables:  # measured with the direction sweep
+        out["basis"] = basis_table(tables["spectra"], tables["directions"])
     return out
+
+
+def spikes_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The reference-baseline study's: ``spikes``, one row per stored run."""
+    return {"spikes": spikes_table(tables["results"])}
+
+
+def rate_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The loss-rate screen's: ``rate``."""
+    return {"rate": rate_table(tables["results"])}
 
 
 def rate_table(results: pd.DataFrame, runs_per_study: int = 8) -> pd.DataFrame:
     """The loss rate under each kept/lost rule (net removal, raw removal) with its exact 95%
     interval, and the probability of at least m losses in a study of ``runs_per_study`` runs
     (m = 1, 2, 3) at that rate and at the interval's ends."""
-    from anchorkit.stats import at_least, loss_rate
-
     rows = []
     for rule, col in (("net removal", "kept"), ("raw removal", "kept_raw")):
         r = loss_rate(results[col])

@@ -13,21 +13,28 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from tqdm.std import tqdm
 
+from anchorkit.directions import notable_table
 from anchorkit.executor import THREADS, threads
-from anchorkit.provenance import has_tables, read_study, source_state, write_study
-from anchorkit.regimes import REPORT, WEAK, reports_path
+from anchorkit.overlap import overlap_study
+from anchorkit.profiles import PAPER
+from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
+from anchorkit.rank import probe_verdicts, rank_curves, rank_verdicts, ranks_table
+from anchorkit.regimes import REPORT, WEAK, Regime
+from anchorkit.store import RunStore
 from anchorkit.studies import PAPER_SEEDS, run_config, study_runs
+from anchorkit.symmetry import mirror_table
 
 STUDY = "diagnosis"
 
 
-def write_part(reports_dir, regime: str, part: str, tables: dict[str, pd.DataFrame], runs,
+def write_part(reports_dir, regime: Regime, part: str, tables: dict[str, pd.DataFrame], runs,
                wall_s: float, source: dict, publish: bool = False, extra: dict | None = None
                ) -> Path:
     """Write one part's tables into the regime's diagnosis folder, keeping the other parts'
     tables and records (a part written again replaces its own)."""
-    where = Path(reports_path(reports_dir, regime)) / STUDY
+    where = Path(regime.reports(reports_dir)) / STUDY
     old_prov, old = read_study(where) if has_tables(where) else ({}, {})
     parts = old_prov.get("parts") if isinstance(old_prov.get("parts"), dict) else {}
     replaced = parts.pop(part, {}).get("tables", [])
@@ -40,28 +47,26 @@ def write_part(reports_dir, regime: str, part: str, tables: dict[str, pd.DataFra
     every.update({h: c for h, c in _runs_of(old_prov, regime).items()})
     write_study(where, {**keep, **tables}, STUDY, PAPER_SEEDS, "paper", list(every.values()),
                 sum(rec["wall_seconds"] for rec in parts.values()), source,
-                None if regime == WEAK else regime, publish=publish, extra={"parts": parts})
+                None if regime == WEAK else regime.name, publish=publish, extra={"parts": parts})
     return where
 
 
-def _runs_of(prov: dict, regime: str) -> dict:
+def _runs_of(prov: dict, regime) -> dict:
     """The runs an earlier provenance of the folder lists, as configurations (by hash)."""
     known = {c.hash: c for r in ("control", "falloff") for o in ("rotated", "adam")
-             for c in [run_config(s, r, o, "paper", regime=regime) for s in PAPER_SEEDS]}
+             for c in [run_config(s, r, o, PAPER, regime) for s in PAPER_SEEDS]}
     return {h: known[h] for h in prov.get("runs", {}).values() if h in known}
 
 
 def run_mirror(reports_dir, steps: int, seeds=PAPER_SEEDS, publish: bool = False,
                progress: bool = True) -> dict[str, pd.DataFrame]:
     """Part 3 in every report regime: the ``mirror`` table."""
-    from anchorkit.symmetry import mirror_table
-
     out = {}
     for regime in REPORT:
         t0, source = time.perf_counter(), source_state()
         with threads(THREADS):  # as a study's tasks: the tables do not depend on the cores
             table = mirror_table(regime, seeds, steps, progress)
-        runs = [run_config(s, r, o, "paper", regime=regime) for s in seeds
+        runs = [run_config(s, r, o, PAPER, regime) for s in seeds
                 for r in ("control", "falloff") for o in ("rotated", "adam")]
         write_part(reports_dir, regime, "mirror", {"mirror": table}, runs,
                    time.perf_counter() - t0, source, publish,
@@ -70,12 +75,9 @@ def run_mirror(reports_dir, steps: int, seeds=PAPER_SEEDS, publish: bool = False
     return out
 
 
-def run_overlap(reports_dir, regime: str, store=None, publish: bool = False,
+def run_overlap(reports_dir, regime: Regime, store=None, publish: bool = False,
                 progress: bool = True) -> dict[str, pd.DataFrame]:
     """Part 2 in one report regime, on its rotated-basis study's published controls."""
-    from anchorkit.overlap import overlap_study
-    from anchorkit.store import RunStore
-
     t0, source = time.perf_counter(), source_state()
     store = store if store is not None else RunStore()
     with threads(THREADS):
@@ -87,40 +89,34 @@ def run_overlap(reports_dir, regime: str, store=None, publish: bool = False,
     return tables
 
 
-def _published_runs(regime: str, reports_dir):
+def _published_runs(regime: Regime, reports_dir):
     """The rotated-basis study's runs in a regime and its committed tables."""
-    from anchorkit.provenance import read_tables
-
-    tables = read_tables(reports_path(reports_dir, regime) / "rotated-basis")
+    tables = read_tables(regime.reports(reports_dir) / "rotated-basis")
     return study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=regime), tables
 
 
-def run_rank(reports_dir, regime: str, store=None, publish: bool = False, progress: bool = True
+def run_rank(reports_dir, regime: Regime, store=None, publish: bool = False, progress: bool = True
              ) -> dict[str, pd.DataFrame]:
     """Part 1 in one report regime, on the published weights of its rotated-basis study (every
     falloff run and control, both arms): the ``probe``, ``rank_curves``, ``ranks``,
     ``rank_verdicts`` and ``probe_verdicts`` tables."""
-    from tqdm.std import tqdm
-
-    from anchorkit.rank import probe_verdicts, rank_curves, rank_verdicts, ranks_table
-    from anchorkit.store import RunStore
-
     t0, source = time.perf_counter(), source_state()
     store = store if store is not None else RunStore()
     runs, _ = _published_runs(regime, reports_dir)
     curves, probes = [], []
     with threads(THREADS):
-        for cfg in tqdm(runs, desc=f"rank curves ({regime})", disable=not progress):
+        for cfg in tqdm(runs, desc=f"rank curves ({regime.name})", disable=not progress):
             c, p = rank_curves(cfg, store.load_final(cfg))
             curves.append(c)
             probes.append(p)
     curves = pd.concat(curves, ignore_index=True)
     probes = pd.concat(probes, ignore_index=True)
     ranks = ranks_table(curves)
-    tables = {"rank_curves": curves.assign(regime=regime), "probe": probes.assign(regime=regime),
-              "ranks": ranks.assign(regime=regime),
-              "rank_verdicts": rank_verdicts(ranks).assign(regime=regime),
-              "probe_verdicts": probe_verdicts(probes).assign(regime=regime)}
+    name = regime.name
+    tables = {"rank_curves": curves.assign(regime=name), "probe": probes.assign(regime=name),
+              "ranks": ranks.assign(regime=name),
+              "rank_verdicts": rank_verdicts(ranks).assign(regime=name),
+              "probe_verdicts": probe_verdicts(probes).assign(regime=name)}
     write_part(reports_dir, regime, "rank", tables, runs, time.perf_counter() - t0, source,
                publish, {"erasure": "concept-erasure LeaceFitter (method leace), read direction"})
     return tables
@@ -129,9 +125,6 @@ def run_rank(reports_dir, regime: str, store=None, publish: bool = False, progre
 def run_notable(reports_dir, regime: str, store=None, publish: bool = False
                 ) -> dict[str, pd.DataFrame]:
     """The directions of note of every run of a regime's rotated-basis study, as a table."""
-    from anchorkit.directions import notable_table
-    from anchorkit.store import RunStore
-
     t0, source = time.perf_counter(), source_state()
     store = store if store is not None else RunStore()
     runs, tables = _published_runs(regime, reports_dir)

@@ -31,14 +31,13 @@ from anchorkit.config import WIDTH, RunConfig
 from anchorkit.edit import coordinate_axes, rotated_axes
 from anchorkit.measure import chance_cos, syntax_vectors
 from anchorkit.task import SYNTAX
+from anchorkit.train import load_model, rotation
 
 SYNTAX_CHANCE = chance_cos(WIDTH, 0.95)
 
 
 def own_basis(cfg: RunConfig) -> tuple[str, torch.Tensor]:
     """The name and vectors (rows) of the basis the run's optimizer scales in."""
-    from anchorkit.train import rotation
-
     if cfg.optimizer == "adam":
         return "axes", coordinate_axes(cfg.model.d_model)
     return "rotated", rotated_axes(rotation(cfg))
@@ -60,8 +59,6 @@ def notable(cfg: RunConfig, state: dict, shares: pd.Series, costs: pd.Series,
             role: str = "control") -> pd.DataFrame:
     """The three directions of note of one run: ``shares`` and ``costs`` are indexed by the
     direction's index along the run's own basis."""
-    from anchorkit.train import load_model
-
     name, basis = own_basis(cfg)
     vecs = syntax_vectors(load_model([cfg], [state]), basis)
     idx = {s: int(vecs[s][0][0]) for s in SYNTAX}

@@ -27,6 +27,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from anchorkit.geometry import SINK_THRESHOLD
+
 ALPHA = 0.05
 MIN_SEEDS = 5
 EARLY_EPOCH = 50  # the checkpoint at which heads are classified (a snapshot epoch of training)
@@ -272,8 +274,6 @@ def _pv(p) -> str:  # a p-value after "p"
 def page_facts(heads: pd.DataFrame, tests: dict[str, dict]) -> dict[str, str]:
     """The essay page's figures (glue key → text): how much was measured, each test's verdict,
     its figures and what would change it, and the facts its prose quotes."""
-    from anchorkit.geometry import SINK_THRESHOLD
-
     final, early = _final(heads), _early(heads)
     out = {"essay-runs": str(heads.run.nunique()), "essay-seeds": str(heads.seed.nunique()),
            "essay-heads": str(len(final)),

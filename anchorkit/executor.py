@@ -23,14 +23,19 @@ on where it was computed.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 import torch
+from tqdm.std import tqdm
 
 from anchorkit import progress as tracking
 from anchorkit.config import ParameterError, RunConfig
+from anchorkit.store import RunStore
+from anchorkit.train import train
 
 SCHEDULER_ENV = "ANCHORKIT_SCHEDULER"
 # where the local cluster's dashboard listens: this machine only, unless this variable names
@@ -56,8 +61,6 @@ def threads(n: int):
 def train_task(configs: list[RunConfig], store, device: str = "cpu", snapshots=()) -> list[str]:
     """Train (or resume, or load) one ensemble into the store, keeping the weights at the epochs
     ``snapshots`` too; its runs' hashes."""
-    from anchorkit.train import train
-
     with threads(THREADS):
         train(configs, store, device=device, progress=False, snapshots=snapshots,
               on_epoch_end=tracking.EpochReport(tracking.training_track(store, configs)))
@@ -135,12 +138,8 @@ def local_cluster(n_workers: int | None = None) -> Iterator:
     """A LocalCluster of ``n_workers`` (default: one per core) single-thread worker processes,
     listening on this machine only (the dashboard too, unless ``$ANCHORKIT_DASHBOARD`` names
     another address), its workers' scratch space inside the run store."""
-    import logging
-
-    import dask
+    import dask  # Dask loads only where a cluster is started (its import costs about a second)
     from distributed import LocalCluster
-
-    from anchorkit.store import RunStore
 
     logging.getLogger("distributed").setLevel(logging.WARNING)
     # Dask's workers trim freed memory back to the OS at 64 KiB (MALLOC_TRIM_THRESHOLD_), so every
@@ -160,8 +159,6 @@ CONNECT_SECONDS = 10  # how long to wait for a named scheduler before saying it 
 def check_scheduler(scheduler: str | None) -> str | None:
     """None (a LocalCluster), ``in-process``, or a scheduler's address (``tcp://host:port``, or
     another Dask protocol); a near miss of ``in-process`` is named with a hint."""
-    import re
-
     if scheduler is None or scheduler == IN_PROCESS:
         return scheduler
     if not isinstance(scheduler, str) or not re.fullmatch(r"(tcp|tls|inproc|ucx|ws|wss)://\S+",
@@ -181,7 +178,7 @@ def connect(scheduler: str | None = None) -> Iterator:
     if scheduler == IN_PROCESS:
         yield None
         return
-    from distributed import Client
+    from distributed import Client  # only for a cluster (see local_cluster)
 
     if scheduler:
         try:
@@ -211,8 +208,6 @@ def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
     """Run every task of ``graph`` (in-process, or on Dask) and return the results of its output
     tasks by key. The tasks' tracks move a bar per kind of work (``anchorkit.progress``: epochs,
     directions, pairs); a bar counts the output tasks without a track (``measured`` finished)."""
-    from tqdm.std import tqdm
-
     if not graph.tasks:
         return {}
     untracked = [k for k in graph.outputs if k not in graph.tracks]
@@ -243,7 +238,7 @@ def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
 
 
 def _on_dask(client, graph: Graph, tick) -> dict[str, object]:
-    from distributed import as_completed
+    from distributed import as_completed  # only for a cluster (see local_cluster)
 
     futures = {}
     for key, (fn, args) in graph.tasks.items():

@@ -4,6 +4,7 @@ mark on a figure glued into the prose. Nothing here knows a result."""
 
 from __future__ import annotations
 
+import re
 from typing import Mapping
 
 import numpy as np
@@ -76,7 +77,7 @@ def seed_text(seeds) -> str:
 def glued(text):
     """Text to glue into a page's prose, marked (``<span class="glued">``) so that a reader or a
     test can tell numbers computed by the notebook from numbers typed into the prose."""
-    from IPython.display import Markdown
+    from IPython.display import Markdown  # IPython only where a page glues
 
     return Markdown(f'<span class="glued">{text}</span>')
 
@@ -115,7 +116,5 @@ def by_seed(df: pd.DataFrame, headers: Mapping[str, str], caption: str, fmt: str
 
 def cpu_name(machine: str) -> str:
     """A CPU as a table cell reads it: ``Intel(R) Xeon(R) Processor, x86_64`` → ``Intel Xeon``."""
-    import re
-
     name = re.sub(r"\((R|TM)\)", "", machine.removesuffix(", x86_64"), flags=re.I)
     return " ".join(name.replace(" Processor", " ").split())

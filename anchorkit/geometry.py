@@ -31,6 +31,7 @@ import torch.nn.functional as F
 from anchorkit.config import ModelConfig, ParameterError
 from anchorkit.model import Transformer
 from anchorkit.task import Batch, positions, probe_set, vocab
+from anchorkit.train import load_model
 
 SINK_THRESHOLD = 3.0  # sink-dominated: a candidate position receives ≥ this × its uniform share
 ANCHOR_FRACTION = 0.5  # anchor: sink-dominated, value content < this × the run's median head's
@@ -397,8 +398,6 @@ def _stages(run, device, snapshots: Mapping[int, dict] | None = None):
     """The run's weights at every stage as one ensemble: its initial weights, any snapshots
     (epoch → weights) strictly between, and its final weights. Returns the model, the stages'
     names and epochs, and the probe contexts."""
-    from anchorkit.train import load_model
-
     cfg = run.config
     kept = sorted(e for e in (snapshots or {}) if 0 < e < cfg.epochs)
     stages = [("initial", 0)] + [("snapshot", e) for e in kept] + [("final", cfg.epochs)]

@@ -68,7 +68,7 @@ def cpu_vendor() -> str:
 def check() -> None:
     """Warn when the pin was asked for but torch computed before it took effect (torch was used
     before anchorkit was imported): the weights would then depend on this machine's kernels."""
-    import torch
+    import torch  # not at the top: this module pins the kernels before torch first loads
 
     if pinned() and os.environ.get("ATEN_CPU_CAPABILITY") == "avx2" and \
             torch.backends.cpu.get_cpu_capability() not in ("AVX2", "DEFAULT"):
@@ -80,7 +80,7 @@ def check() -> None:
 def record(threads: int | None = None) -> dict:
     """What the arithmetic ran on: CPU model and its vector extensions, torch's CPU capability,
     the MKL and oneDNN versions, the pins in force, torch's threads."""
-    import torch
+    import torch  # not at the top (see check)
 
     show = torch.__config__.show()
     mkl = re.search(r"Math Kernel Library Version ([^\s]+)", show)

@@ -32,6 +32,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from anchorkit.regimes import SECOND, WEAK
 from anchorkit.formatting import number, summary
 from anchorkit.measure import OVER_REMOVAL_Z, chance_cos
 from anchorkit.provenance import has_tables, read_tables
@@ -46,6 +47,104 @@ ABOUT = 0.1  # "about x": within 0.1 of x
 RESOLUTION = 0.01  # the smallest difference of two costs (score units) that orders them
 KURTOSIS_TOL = 0.2
 KEPT_LINE = 0.5  # the kept/lost rule: removal at least half
+
+
+def _value(printed: str) -> float:
+    """A figure as the source prints it (``0.10``, ``−0.013``, ``1/40``) as a number."""
+    text = printed.replace("−", "-")
+    if "/" in text:
+        top, bottom = text.split("/")
+        return float(top) / float(bottom)
+    return float(text)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of the source report as it prints it (a number, or a range as two), with the
+    tolerance our rule allows beyond it (``region``)."""
+
+    printed: str | tuple[str, str]
+    tol: float = 0.0
+
+    @property
+    def low(self) -> float:
+        return _value(self.printed[0] if isinstance(self.printed, tuple) else self.printed)
+
+    @property
+    def high(self) -> float:
+        return _value(self.printed[1] if isinstance(self.printed, tuple) else self.printed)
+
+    @property
+    def value(self) -> float:
+        """The figure (a range's midpoint)."""
+        return (self.low + self.high) / 2
+
+    def region(self) -> tuple[float, float]:
+        """What the claim allows: the figure widened by the tolerance."""
+        return self.low - self.tol, self.high + self.tol
+
+    def __str__(self) -> str:
+        if not isinstance(self.printed, tuple):
+            return self.printed
+        joint = " to " if any("−" in p for p in self.printed) else "–"
+        return joint.join(self.printed)
+
+
+@dataclass(frozen=True)
+class Count:
+    """A count of the source report: ``k`` of ``n`` runs."""
+
+    k: int
+    n: int
+
+    def __str__(self) -> str:
+        return f"{self.k} of {self.n}"
+
+
+# The source report's figures, as it prints them, claim by claim, each with the tolerance its
+# rule allows: the one table that the rules below and the claims' texts read (never tuned to ours).
+SOURCE: dict[str, dict[str, object]] = {
+    "P1": {"cos": Figure(("0.86", "1.0"), SHARE_TOL)},
+    "P2": {"share": Figure("0.5", ABOUT)},
+    "P3": {"axis": Figure("0.03", 0.02), "random": Figure(("0.08", "0.13"), 0.02)},
+    "E1a": {"kept": Count(8, 8)},
+    "E1b": {"alignment": Figure("0.6", ABOUT), "gap": Figure("0.04", RESOLUTION),
+            "close": Count(8, 8)},
+    "E1c": {"alignment": Figure(("0.1", "0.2"), SHARE_TOL)},
+    # "a few hundredths": the source's rotated runs at 0.06 against their twins' 0.02
+    "E1d": {"rotated": Figure("0.06"), "twin": Figure("0.02"), "few": Figure(("0.02", "0.06"))},
+    "E2a": {"rotated": Figure(("0.97", "0.99"), SCORE_TOL), "rotated_median": Figure("0.98"),
+            "stored": Figure(("0.87", "0.99")), "stored_median": Figure("0.96"),
+            "lowest": Figure("0.87", SCORE_TOL), "high": Count(16, 16)},
+    "E2b": {"net": tuple(Figure(v) for v in ("0.90", "0.84", "0.47", "0.60", "0.80", "0.86",
+                                             "0.26", "0.90")),
+            "lost": Count(2, 8), "raw": Figure("0.97"),
+            "stored_drop": Figure(("0.07", "0.19"), SCORE_TOL)},
+    # the two groups of the source's rotated controls by cos(e₁, syntax-holding vector)
+    "E2c": {"drop": Figure(("0.07", "0.72")), "low_group": Figure("0.11"),
+            "high_group": Figure(("0.25", "0.26")), "big": Count(2, 2), "r": Figure("0.94")},
+    "E2d": {"other_median": Figure("0.31"), "other": Figure(("0.18", "0.44"), SCORE_TOL),
+            "anchored": Figure("0.024", SCORE_TOL), "stored": Figure("0.10", SCORE_TOL),
+            "seeds": Count(2, 2), "stored_runs": Count(8, 8)},
+    "E2e": {"spill": Figure("0.02"), "net": Figure("0.000"), "net_range": Figure(("−0.009", "0.005")),
+            "raw": Figure("0.017"), "within": Count(8, 8)},
+    "E2f": {"landing": Figure(("0.42", "0.54"), SCORE_TOL), "median": Figure("0.50"),
+            "stored": Figure("0.52")},
+    "E2g": {"change": Figure(("−0.013", "0.006"), 0.01), "median": Figure("−0.001")},
+    "E2h": {"lost": Count(0, 8)},
+    "E3a": {"rotated": Figure(("0.46", "0.50"), SHARE_TOL), "rotated_median": Figure("0.48"),
+            "axes": Figure(("0.05", "0.10"), SHARE_TOL), "axes_median": Figure("0.07")},
+    "E3b": {"axes": Figure(("2.9", "3.4"), KURTOSIS_TOL), "axes_median": Figure("3.2"),
+            "rotated": Figure(("4.0", "4.4"), KURTOSIS_TOL), "rotated_median": Figure("4.2")},
+    "E3c": {"cos": Figure(("0.74", "0.99"), SHARE_TOL), "cos_median": Figure("0.88"),
+            "most": Count(5, 8)},  # "on most seeds": the fewest of 8 that is most
+    "E3d": {"moved": Count(3, 8)},
+    "E3e": {"axes": Figure("0.07"), "off": Figure("0.03"), "spike": Figure("0.57", 0.2)},
+    "E3e′": {"e1": Figure(("0.09", "0.10"), SCORE_TOL), "median": Figure("0.10"),
+             "every": Count(8, 8)},
+    "L1": {"moved": Count(3, 8)},
+    "S1": {"rate": Figure("1/40"), "bound": Figure("1/9")},
+}
 
 
 class Tables:
@@ -148,15 +247,12 @@ def _paired(a: pd.DataFrame, b: pd.DataFrame, col_a: str, col_b: str) -> pd.Seri
 
 
 # ------------------------------------------------------------------------------ premise
-P1_LOW = 0.86
-
-
 def p1(t):
     r = _results(t, "adam")
     if r is None:
         return _missing()
     text, verdict = judged([sized(f"“{s}”", r[f"control_syntax_cos_{s}_axes"],
-                                  (P1_LOW - SHARE_TOL, INF)) for s in SYNTAX])
+                                  (SOURCE["P1"]["cos"].region()[0], INF)) for s in SYNTAX])
     return f"{text}; {_chance()}", verdict
 
 
@@ -164,8 +260,8 @@ def p2(t):
     r = _results(t, "adam")
     if r is None:
         return _missing()
-    return judged([sized("top-axis share", r.control_top_share_axes, (0.5 - ABOUT, 0.5 + ABOUT),
-                         ".3f", "top-axis share ")])
+    return judged([sized("top-axis share", r.control_top_share_axes,
+                         SOURCE["P2"]["share"].region(), ".3f", "top-axis share ")])
 
 
 def _costs(t: Tables, optimizer: str, role: str = "control") -> pd.DataFrame | None:
@@ -184,11 +280,12 @@ def p3(t):
         return _missing()
     axes = _per_run_cost(b, (b.basis == "axes") & (b.direction != 0))
     rand = _per_run_cost(b, b.basis == "random")
+    src = SOURCE["P3"]
     return judged([
         sized("random dearer than an axis", (rand - axes).dropna(), (RESOLUTION, INF), ".4f",
               "random minus axis, per control "),
-        sized("axis about 0.03", axes, (0.03 - 0.02, 0.03 + 0.02), ".4f"),
-        sized("random 0.08–0.13", rand, (0.08 - 0.02, 0.13 + 0.02), ".4f")])
+        sized(f"axis about {src['axis']}", axes, src["axis"].region(), ".4f"),
+        sized(f"random {src['random']}", rand, src["random"].region(), ".4f")])
 
 
 P4_STRUCTURE = 0.2  # a plain-Adam top-axis share below this is no structure (the scout's clear level)
@@ -238,7 +335,8 @@ def e1a(t):
     r = _results(t, "rotated")
     if r is None:
         return _missing()
-    return judged([_kept_count(r, "every seed", "kept", (8, 8), every,
+    kept = SOURCE["E1a"]["kept"]
+    return judged([_kept_count(r, "every seed", "kept", (kept.k, kept.n), every,
                                "kept (net removal ≥ 0.5) on")])
 
 
@@ -247,8 +345,7 @@ def _alignment(t: Tables) -> pd.DataFrame | None:
     return None if a is None else a[a.role == "anchored"]
 
 
-E1B_GAP = 0.04  # the source's largest gap between a rotated run and its twin
-E1B_SOURCE = 0.6  # the source's alignment at slices 3–4, rotated runs ("about 0.6")
+E1B_SOURCE = SOURCE["E1b"]["alignment"].value  # the source's alignment at slices 3–4 (rotated)
 
 
 def e1b(t):
@@ -260,13 +357,14 @@ def e1b(t):
     by = diff[diff.slice >= 1].pivot_table(index=["seed", "slice"], columns="optimizer",
                                              values="alignment")
     gap = (by["rotated"] - by["adam"]).abs().groupby("seed").max()
-    close = int((gap <= E1B_GAP + RESOLUTION).sum())
+    src = SOURCE["E1b"]
+    close = int((gap <= src["gap"].region()[1]).sum())
     return judged([
-        sized("about 0.6", deep["rotated"], (E1B_SOURCE - ABOUT, E1B_SOURCE + ABOUT), ".2f",
+        sized(f"about {src['alignment']}", deep["rotated"], src["alignment"].region(), ".2f",
               "slices 3–4, rotated "),
-        counted("on top of the twins", close, len(gap), (8, 8), every,
+        counted("on top of the twins", close, len(gap), (src["close"].k, src["close"].n), every,
                 f"largest gap to the twin {number(float(gap.max()), '.3f')}; within "
-                f"{E1B_GAP} + {RESOLUTION} on {close} of {len(gap)} seeds")])
+                f"{src['gap']} + {src['gap'].tol} on {close} of {len(gap)} seeds")])
 
 
 def e1c(t):
@@ -274,8 +372,9 @@ def e1c(t):
     if a is None:
         return _missing()
     other = a[(a.context == "other") & (a.slice >= 1) & (a.optimizer == "rotated")]
-    return judged([sized("0.1–0.2", other.groupby("seed").alignment.mean(),
-                         (0.1 - SHARE_TOL, 0.2 + SHARE_TOL), ".2f", "slices 1–4, rotated ")])
+    src = SOURCE["E1c"]["alignment"]
+    return judged([sized(str(src), other.groupby("seed").alignment.mean(), src.region(), ".2f",
+                         "slices 1–4, rotated ")])
 
 
 def e1d(t):
@@ -287,13 +386,13 @@ def e1d(t):
     d = (emb["rotated"] - emb["adam"]).dropna()
     return judged([sized("rotated higher", d, (RESOLUTION, INF), ".3f",
                          "at the embedding, rotated minus its twin "),
-                   sized("by a few hundredths (0.02–0.06)", d, (0.02, 0.06), ".3f")])
+                   sized(f"by a few hundredths ({SOURCE['E1d']['few']})", d,
+                         SOURCE["E1d"]["few"].region(), ".3f")])
 
 
 # ------------------------------------------------------------------------------ E2
-E2A_LOWEST = 0.87  # the source's lowest raw removal of any run (stored)
-E2A_SOURCE = (0.97, 0.99)  # the source's rotated raw removal at full dose (its range)
-E2A_MEDIAN = 0.98  # its median
+E2A_SOURCE = (SOURCE["E2a"]["rotated"].low, SOURCE["E2a"]["rotated"].high)  # rotated raw removal
+E2A_MEDIAN = SOURCE["E2a"]["rotated_median"].value  # its median
 
 
 def e2a(t):
@@ -301,18 +400,19 @@ def e2a(t):
     if rot is None or sto is None:
         return _missing()
     both = pd.concat([rot, sto])
-    high = int((both.raw_removal >= E2A_LOWEST - SCORE_TOL).sum())
+    src = SOURCE["E2a"]
+    high = int((both.raw_removal >= src["lowest"].region()[0]).sum())
     return judged([
-        sized("rotated 0.97–0.99", rot.raw_removal,
-              (E2A_SOURCE[0] - SCORE_TOL, E2A_SOURCE[1] + SCORE_TOL), ".2f", "rotated "),
-        counted("high on every run", high, len(both), (16, 16), every,
-                f"at least {E2A_LOWEST} − {SCORE_TOL} on {high} of {len(both)} runs (stored "
-                f"{summary(sto.raw_removal)})")])
+        sized(f"rotated {src['rotated']}", rot.raw_removal, src["rotated"].region(), ".2f",
+              "rotated "),
+        counted("high on every run", high, len(both), (src["high"].k, src["high"].n), every,
+                f"at least {src['lowest']} − {src['lowest'].tol} on {high} of {len(both)} runs "
+                f"(stored {summary(sto.raw_removal)})")])
 
 
-E2B_NET = (0.90, 0.84, 0.47, 0.60, 0.80, 0.86, 0.26, 0.90)  # the source's rotated net removal
-E2B_LOST = sum(v < KEPT_LINE for v in E2B_NET)  # 2 of 8
-COS_QUARTER = 0.18  # "about a quarter": midway between the source's two groups (≤ 0.11, ≥ 0.25)
+E2B_LOST = SOURCE["E2b"]["lost"].k  # the source's runs lost by net removal (its figures agree)
+# "about a quarter": midway between the source's two groups of rotated controls (0.18)
+COS_QUARTER = round((SOURCE["E2c"]["low_group"].value + SOURCE["E2c"]["high_group"].low) / 2, 2)
 
 
 def e2b(t):
@@ -321,16 +421,16 @@ def e2b(t):
         return _missing()
     lost = rot[~rot.kept.astype(bool)]
     held = int(lost.kept_raw.astype(bool).sum())
+    n, drop = SOURCE["E2b"]["lost"].n, SOURCE["E2b"]["stored_drop"]
     return judged([
-        _kept_count(rot, "lost on about 2 of 8", "kept", (E2B_LOST, len(E2B_NET)),
-                    about_share(E2B_LOST / len(E2B_NET), 1 / 8), "lost by net removal on",
-                    lost=True),
+        _kept_count(rot, f"lost on about {E2B_LOST} of {n}", "kept", (E2B_LOST, n),
+                    about_share(E2B_LOST / n, 1 / 8), "lost by net removal on", lost=True),
         counted("the shortfall in the control", held, len(lost), (E2B_LOST, E2B_LOST), every,
                 f"raw removal at least half on {held} of the {len(lost)} runs lost by net "
                 "removal") if len(lost) else
         Part("the shortfall in the control", "no run lost by net removal", NOT_COMPARABLE),
-        sized("stored controls lose 0.07–0.19", sto.control_drop,
-              (0.07 - SCORE_TOL, 0.19 + SCORE_TOL), ".2f", "stored controls' drop ")])
+        sized(f"stored controls lose {drop}", sto.control_drop, drop.region(), ".2f",
+              "stored controls' drop ")])
 
 
 def _quarter(t: Tables) -> pd.DataFrame | None:
@@ -351,48 +451,49 @@ def e2c(t):
         return _missing()
     at = o[o.cos_e1_syntax >= COS_QUARTER]
     big = int((at.control_drop >= KEPT_LINE).sum())
+    src = SOURCE["E2c"]
     row = rel[(rel.optimizer == "rotated") & (rel.measure == "shortfall")
               & (rel.against == "cos_e1_syntax")].iloc[0]
     low, high = relation_interval(float(row.pearson), int(row.n))
     return judged([
-        counted("half or more where the cosine is about a quarter", big, len(at), (2, 2), every,
+        counted("half or more where the cosine is about a quarter", big, len(at),
+                (src["big"].k, src["big"].n), every,
                 f"drop at least half on {big} of the {len(at)} rotated controls with cos ≥ "
                 f"{COS_QUARTER} (drops {summary(at.control_drop)})") if len(at) else
         Part("half or more where the cosine is about a quarter",
              f"no rotated control with cos ≥ {COS_QUARTER}", NOT_COMPARABLE),
-        Part("the shortfall tracks the cosine (r = 0.94)",
+        Part(f"the shortfall tracks the cosine (r = {src['r']})",
              f"Pearson r {number(float(row.pearson))} (95% interval {number(low)} to "
              f"{number(high)}, n = {int(row.n)})",
-             relation_verdict(float(row.pearson), int(row.n), 0.94))])
-
-
-E2D_OTHER = (0.18, 0.44)  # the source's largest other-op drop of the two rotated controls
-E2D_ANCHORED = 0.024  # the source's largest other-op drop of the anchored runs at those seeds
-E2D_STORED = 0.10  # the source's largest other-op drop of any stored control
+             relation_verdict(float(row.pearson), int(row.n), src["r"].value))])
 
 
 def e2d(t):
     o, sto = _quarter(t), _results(t, "adam")
     if o is None or sto is None:
         return _missing()
+    src = SOURCE["E2d"]
+    other, anchored, stored_max = src["other"], src["anchored"], src["stored"]
     at = o[o.cos_e1_syntax >= COS_QUARTER]
-    big = int((at.control_other_ops >= E2D_OTHER[0] - SCORE_TOL).sum())
-    calm = int((at.raw_spill <= E2D_ANCHORED + SCORE_TOL).sum())
-    stored = int((sto.control_other_ops <= E2D_STORED + SCORE_TOL).sum())
+    big = int((at.control_other_ops >= other.region()[0]).sum())
+    calm = int((at.raw_spill <= anchored.region()[1]).sum())
+    stored = int((sto.control_other_ops <= stored_max.region()[1]).sum())
+    seeds = (src["seeds"].k, src["seeds"].n)
     parts = [
-        counted("the control loses on another op", big, len(at), (2, 2), every,
-                f"largest other-op drop at least {E2D_OTHER[0]} − {SCORE_TOL} on {big} of the "
+        counted("the control loses on another op", big, len(at), seeds, every,
+                f"largest other-op drop at least {other.printed[0]} − {other.tol} on {big} of the "
                 f"{len(at)} rotated controls with cos ≥ {COS_QUARTER} "
                 f"({summary(at.control_other_ops)})"),
-        counted("the anchored run does not", calm, len(at), (2, 2), every,
-                f"the anchored run's raw spill at most {E2D_ANCHORED} + {SCORE_TOL} on {calm} of "
+        counted("the anchored run does not", calm, len(at), seeds, every,
+                f"the anchored run's raw spill at most {anchored} + {anchored.tol} on {calm} of "
                 f"{len(at)}")]
     if not len(at):  # not comparable either way (a count of none); said in words
         parts = [Part(p.name, f"no rotated control with cos ≥ {COS_QUARTER}", NOT_COMPARABLE)
                  for p in parts]
     return judged(parts + [counted(
-        "stored controls at most 0.10", stored, len(sto), (8, 8), every,
-        f"at most {E2D_STORED:.2f} + {SCORE_TOL} on {stored} of {len(sto)} stored controls "
+        f"stored controls at most {stored_max}", stored, len(sto),
+        (src["stored_runs"].k, src["stored_runs"].n), every,
+        f"at most {stored_max} + {stored_max.tol} on {stored} of {len(sto)} stored controls "
         f"({summary(sto.control_other_ops)})")])
 
 
@@ -400,35 +501,38 @@ def e2e(t):
     rot = _results(t, "rotated")
     if rot is None:
         return _missing()
-    ok = int((rot.spill <= 0.02).sum())
-    return judged([counted("every rotated run within 0.02", ok, len(rot), (8, 8), every,
+    src = SOURCE["E2e"]
+    ok = int((rot.spill <= src["spill"].value).sum())
+    return judged([counted(f"every rotated run within {src['spill']}", ok, len(rot),
+                           (src["within"].k, src["within"].n), every,
                            f"net spill rotated {summary(rot.spill, '.3f')}; raw spill "
-                           f"{summary(rot.raw_spill, '.3f')}; within 0.02 on {ok} of "
+                           f"{summary(rot.raw_spill, '.3f')}; within {src['spill']} on {ok} of "
                            f"{len(rot)} rotated runs")])
 
 
-def _rotated_size(t, column, low, high, name, fmt=".2f", tol=SCORE_TOL):
+def _rotated_size(t, column, figure: Figure, fmt=".2f"):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
     if rot is None:
         return _missing()
-    part = sized(name, rot[column], (low - tol, high + tol), fmt, "rotated ")
+    part = sized(str(figure), rot[column], figure.region(), fmt, "rotated ")
     stored = "" if sto is None else f"; stored {summary(sto[column], fmt)}"
     return judged([Part(part.name, part.text + stored, part.verdict)])
 
 
 def e2f(t):
-    return _rotated_size(t, "landing", 0.42, 0.54, "0.42–0.54")
+    return _rotated_size(t, "landing", SOURCE["E2f"]["landing"])
 
 
 def e2g(t):
-    return _rotated_size(t, "task_change", -0.013, 0.006, "−0.013 to 0.006", ".3f", tol=0.01)
+    return _rotated_size(t, "task_change", SOURCE["E2g"]["change"], ".3f")
 
 
 def e2h(t):
     r = _results(t, "rotated")
     if r is None:
         return _missing()
-    return judged([_kept_count(r, "none lost", "kept_raw", (0, 8), none_of,
+    lost = SOURCE["E2h"]["lost"]
+    return judged([_kept_count(r, "none lost", "kept_raw", (lost.k, lost.n), none_of,
                                "below half by raw removal on", lost=True)])
 
 
@@ -437,13 +541,14 @@ def e3a(t):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
     if rot is None or sto is None:
         return _missing()
-    flat = sized("the axes stay at 0.05–0.10", rot.control_top_share_axes,
-                 (0.05 - SHARE_TOL, 0.10 + SHARE_TOL), ".3f", "top axis share ")
+    src = SOURCE["E3a"]
+    flat = sized(f"the axes stay at {src['axes']}", rot.control_top_share_axes,
+                 src["axes"].region(), ".3f", "top axis share ")
     if _no_structure(sto):
         flat = Part(flat.name, flat.text + ", as flat as plain Adam's own (no structure to lose)",
                     NOT_COMPARABLE)
-    return judged([sized("a rotated direction holds 0.46–0.50", rot.control_top_share_rotated,
-                         (0.46 - SHARE_TOL, 0.50 + SHARE_TOL), ".3f",
+    return judged([sized(f"a rotated direction holds {src['rotated']}",
+                         rot.control_top_share_rotated, src["rotated"].region(), ".3f",
                          "rotated controls' top rotated share "), flat])
 
 
@@ -451,20 +556,16 @@ def e3b(t):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
     if rot is None or sto is None:
         return _missing()
+    src = SOURCE["E3b"]
     return judged([
         sized("reversed in the rotated controls",
               rot.control_kurtosis_rotated - rot.control_kurtosis_axes, (KURTOSIS_TOL, INF),
               ".2f", "rotated basis minus axes "),
         sized("as in the plain controls", sto.control_kurtosis_axes - sto.control_kurtosis_rotated,
               (KURTOSIS_TOL, INF), ".2f", "axes minus rotated basis "),
-        sized("axes 2.9–3.4", rot.control_kurtosis_axes,
-              (2.9 - KURTOSIS_TOL, 3.4 + KURTOSIS_TOL)),
-        sized("rotated 4.0–4.4", rot.control_kurtosis_rotated,
-              (4.0 - KURTOSIS_TOL, 4.4 + KURTOSIS_TOL))])
-
-
-E3C_LOW = 0.74
-E3C_MOST = (5, 8)  # "on most seeds": the fewest of 8 that is most
+        sized(f"axes {src['axes']}", rot.control_kurtosis_axes, src["axes"].region()),
+        sized(f"rotated {src['rotated']}", rot.control_kurtosis_rotated,
+              src["rotated"].region())])
 
 
 def e3c(t):
@@ -472,7 +573,8 @@ def e3c(t):
     if rot is None:
         return _missing()
     per = rot[[f"control_syntax_cos_{s}_rotated" for s in SYNTAX]].mean(axis=1)
-    along = sized("along a rotated vector", per, (E3C_LOW - SHARE_TOL, INF), ".2f",
+    src = SOURCE["E3c"]
+    along = sized("along a rotated vector", per, (src["cos"].region()[0], INF), ".2f",
                   "mean over the four tokens, per rotated control ")
     parts = [Part(along.name, f"{along.text}; {_chance()}", along.verdict)]
     if o is None:
@@ -480,7 +582,8 @@ def e3c(t):
     else:
         o = o[(o.optimizer == "rotated") & o.syntax.notna()]
         on = int((o.syntax == o.spike).sum())
-        parts.append(counted("on the spike's vector on most seeds", on, len(o), E3C_MOST,
+        parts.append(counted("on the spike's vector on most seeds", on, len(o),
+                             (src["most"].k, src["most"].n),
                              lambda k, n: k > n / 2,
                              f"the syntax-holding vector is the top-energy direction on {on} "
                              f"of {len(o)} rotated controls"))
@@ -496,9 +599,9 @@ def _moved(t: Tables, study: str, column: str, optimizer: str | None = None):
     return pd.Series(r[column], dtype="boolean")
 
 
-def _moved_claim(m: pd.Series | None, where: str) -> tuple[str, str]:
+def _moved_claim(m: pd.Series | None, where: str, source: Count) -> tuple[str, str]:
     """A "spike moved on 3 of 8 seeds" claim: not comparable unless at least half the seeds have
-    a spike in both runs; then a count against the source's 3 of 8 (our share within 1/8 of it)."""
+    a spike in both runs; then a count against the source's (our share within 1/8 of it)."""
     if m is None:
         return _missing()
     n, k = int(m.notna().sum()), int(m.fillna(False).sum())
@@ -506,15 +609,13 @@ def _moved_claim(m: pd.Series | None, where: str) -> tuple[str, str]:
             else f"no seed where {where} (all {len(m)} without)")
     if n < len(m) / 2:
         return text, NOT_COMPARABLE
-    return judged([counted("on about 3 of 8", k, n, (3, 8), about_share(3 / 8, 1 / 8), text)])
+    return judged([counted(f"on about {source}", k, n, (source.k, source.n),
+                           about_share(source.k / source.n, 1 / 8), text)])
 
 
 def e3d(t):
     return _moved_claim(_moved(t, "rotated-basis", "moved_rotated", "rotated"),
-                        "falloff and its control both have a spike")
-
-
-E3E_SPIKE = 0.57
+                        "falloff and its control both have a spike", SOURCE["E3d"]["moved"])
 
 
 def e3e(t):
@@ -528,16 +629,14 @@ def e3e(t):
     axes = _per_run_cost(b, (b.basis == "axes") & (b.direction != 0))
     off = rotated[~is_spike].groupby("run").cost.median()
     on = rotated[is_spike].cost
+    spike = SOURCE["E3e"]["spike"]
     return judged([
-        sized("the spike's axis costs about 0.57", on, (E3E_SPIKE - 0.2, E3E_SPIKE + 0.2), ".3f",
+        sized(f"the spike's axis costs about {spike}", on, spike.region(), ".3f",
               "the spike's axis ") if len(on) else
-        Part("the spike's axis costs about 0.57", "no control has a spike", NOT_COMPARABLE),
+        Part(f"the spike's axis costs about {spike}", "no control has a spike", NOT_COMPARABLE),
         sized("rotated axes off it cheaper than the coordinate axes", (axes - off).dropna(),
               (RESOLUTION, INF), ".4f", "coordinate axes minus rotated axes off the spike, "
               "per control ")])
-
-
-E3E_E1 = (0.09, 0.10)  # the source's e₁ cost in rotated falloff runs (its range)
 
 
 def e3e_e1(t):
@@ -545,20 +644,20 @@ def e3e_e1(t):
     if b is None:
         return _missing()
     e1 = b[(b.basis == "axes") & (b.direction == 0)].cost
-    low, high = E3E_E1[0] - SCORE_TOL, E3E_E1[1] + SCORE_TOL
-    k = int(e1.between(low, high).sum())
-    return judged([counted("on every seed", k, len(e1), (8, 8), every,
+    src = SOURCE["E3e′"]
+    k = int(e1.between(*src["e1"].region()).sum())
+    return judged([counted("on every seed", k, len(e1), (src["every"].k, src["every"].n), every,
                            f"e₁'s cost in rotated falloff runs {summary(e1, '.3f')}; inside "
-                           f"0.09–0.10 (±{SCORE_TOL}) on {k} of {len(e1)}")])
+                           f"{src['e1']} (±{src['e1'].tol}) on {k} of {len(e1)}")])
 
 
 # ------------------------------------------------------------------------------ later, scope
 def l1(t):
     return _moved_claim(_moved(t, "reference-baseline", "moved_axes"),
-                        "both runs have a spike")
+                        "both runs have a spike", SOURCE["L1"]["moved"])
 
 
-S1_RATE, S1_BOUND = 1 / 40, 1 / 9  # the source's loss rate and its upper bound
+S1_RATE, S1_BOUND = SOURCE["S1"]["rate"].value, SOURCE["S1"]["bound"].value  # rate, its bound
 
 
 def s1(t):
@@ -575,105 +674,132 @@ def s1(t):
 
 T = f"(tolerance ±{SHARE_TOL})"
 I = "our median's 95% interval"
+_ = SOURCE  # the figures each claim's text quotes, read from the one table
 CLAIMS = [
     Claim("P1", "premise", "Plain Adam parks each syntax token's embedding on a coordinate axis.",
-          "largest |cos| with an axis 0.86–1.0", f"one part per syntax token (plain-Adam "
-          f"controls): {I} at least {P1_LOW} {T}", p1),
+          f"largest |cos| with an axis {_['P1']['cos']}", f"one part per syntax token (plain-Adam "
+          f"controls): {I} at least {_['P1']['cos'].printed[0]} {T}", p1),
     Claim("P2", "premise", "One coordinate holds about half the stream's energy at the last slice.",
-          "about 0.5", f"{I} (plain-Adam controls' top-axis share) inside 0.5 ± {ABOUT}", p2),
+          f"about {_['P2']['share']}", f"{I} (plain-Adam controls' top-axis share) inside "
+          f"{_['P2']['share']} ± {_['P2']['share'].tol}", p2),
     Claim("P3", "premise", "A coordinate axis is cheaper to project out than a random direction.",
-          "axis about 0.03, random 0.08–0.13 (controls)", "three parts, plain-Adam controls: "
-          f"{I} of random minus axis cost, per control, at least {RESOLUTION}; {I} of each "
-          "inside the source's figure ±0.02", p3),
+          f"axis about {_['P3']['axis']}, random {_['P3']['random']} (controls)", "three parts, "
+          f"plain-Adam controls: {I} of random minus axis cost, per control, at least "
+          f"{RESOLUTION}; {I} of each inside the source's figure ±{_['P3']['axis'].tol}", p3),
     Claim("P4", "premise", "Adam in a rotated basis builds the same structure on the rotated axes.",
           "same structure, rotated", "not comparable when the plain-Adam controls' top axis "
           f"share's interval lies below {P4_STRUCTURE}; then two parts: {I} of the rotated "
           f"controls' top rotated minus top axis share at least {SHARE_TOL}; of the rotated minus "
           f"the plain twin's share inside ±{SHARE_TOL}", p4),
-    Claim("E1a", "E1", "The anchor holds on every seed under rotated Adam.", "8 of 8",
-          "the count of rotated falloff runs kept (net removal ≥ 0.5) against 8 of 8: Fisher's "
-          "exact test; reproduced at 8 of 8 or more seeds kept, each run within one standard "
-          "error of 0.5 counted both ways", e1a),
-    Claim("E1b", "E1", "Alignment at difference's example answers rises to about 0.6 at slices "
-          "3–4, rotated runs on top of their twins.", "about 0.6; largest gap 0.04",
-          f"two parts: {I} (rotated, slices 3–4) inside 0.6 ± {ABOUT}; the seeds whose largest "
-          f"gap to the twin is at most {E1B_GAP} + {RESOLUTION}, against 8 of 8", e1b),
-    Claim("E1c", "E1", "In the other ops' contexts alignment stays near 0.1–0.2 from slice 1.",
-          "about 0.1–0.2", f"{I} (rotated, slices 1–4) inside 0.1–0.2 {T}", e1c),
+    Claim("E1a", "E1", "The anchor holds on every seed under rotated Adam.", str(_["E1a"]["kept"]),
+          "the count of rotated falloff runs kept (net removal ≥ 0.5) against "
+          f"{_['E1a']['kept']}: Fisher's exact test; reproduced at {_['E1a']['kept']} or more "
+          "seeds kept, each run within one standard error of 0.5 counted both ways", e1a),
+    Claim("E1b", "E1", f"Alignment at difference's example answers rises to about "
+          f"{_['E1b']['alignment']} at slices 3–4, rotated runs on top of their twins.",
+          f"about {_['E1b']['alignment']}; largest gap {_['E1b']['gap']}",
+          f"two parts: {I} (rotated, slices 3–4) inside {_['E1b']['alignment']} ± "
+          f"{_['E1b']['alignment'].tol}; the seeds whose largest gap to the twin is at most "
+          f"{_['E1b']['gap']} + {_['E1b']['gap'].tol}, against {_['E1b']['close']}", e1b),
+    Claim("E1c", "E1", f"In the other ops' contexts alignment stays near {_['E1c']['alignment']} "
+          "from slice 1.", f"about {_['E1c']['alignment']}",
+          f"{I} (rotated, slices 1–4) inside {_['E1c']['alignment']} {T}", e1c),
     Claim("E1d", "E1", "At the embedding the rotated runs sit a few hundredths higher.",
-          "0.06 against 0.02", f"two parts, on the rotated minus twin difference per seed: {I} "
-          f"at least {RESOLUTION}; inside 0.02–0.06", e1d),
-    Claim("E2a", "E2", "Raw removal at full dose is about 0.97 on every run.",
-          "0.98 (0.97–0.99) rotated, 0.96 (0.87–0.99) stored", f"two parts: {I} (rotated) inside "
-          f"0.97–0.99 (±{SCORE_TOL}); the runs of both arms at least {E2A_LOWEST} (−{SCORE_TOL}) "
-          "against 16 of 16", e2a),
-    Claim("E2b", "E2", "Net of the control, removal falls short on 2 of 8 rotated seeds; the "
-          "shortfall sits in the control; stored controls lose about a tenth of the op.",
-          "lost on 2 of 8; raw about 0.97 on every run; stored controls 0.07–0.19",
-          "three parts: the rotated runs lost by net removal against 2 of 8 (within 1/8, each "
-          "run within one standard error of 0.5 counted both ways); of those, raw removal at "
-          f"least half on every one; {I} of the stored controls' drop inside 0.07–0.19 "
-          f"(±{SCORE_TOL})", e2b),
+          f"{_['E1d']['rotated']} against {_['E1d']['twin']}", "two parts, on the rotated minus "
+          f"twin difference per seed: {I} at least {RESOLUTION}; inside {_['E1d']['few']}", e1d),
+    Claim("E2a", "E2", f"Raw removal at full dose is about {_['E2a']['rotated'].printed[0]} on "
+          f"every run.", f"{_['E2a']['rotated_median']} ({_['E2a']['rotated']}) rotated, "
+          f"{_['E2a']['stored_median']} ({_['E2a']['stored']}) stored", f"two parts: {I} "
+          f"(rotated) inside {_['E2a']['rotated']} (±{_['E2a']['rotated'].tol}); the runs of "
+          f"both arms at least {_['E2a']['lowest']} (−{_['E2a']['lowest'].tol}) against "
+          f"{_['E2a']['high']}", e2a),
+    Claim("E2b", "E2", f"Net of the control, removal falls short on {_['E2b']['lost']} rotated "
+          "seeds; the shortfall sits in the control; stored controls lose about a tenth of the op.",
+          f"lost on {_['E2b']['lost']}; raw about {_['E2b']['raw']} on every "
+          f"run; stored controls {_['E2b']['stored_drop']}",
+          f"three parts: the rotated runs lost by net removal against {_['E2b']['lost']} "
+          "(within 1/8, each run within one standard error of 0.5 "
+          "counted both ways); of those, raw removal at least half on every one; "
+          f"{I} of the stored controls' drop inside {_['E2b']['stored_drop']} "
+          f"(±{_['E2b']['stored_drop'].tol})", e2b),
     Claim("E2c", "E2", "The rotated control loses half or more of the op where cos(e₁, the "
           "vector holding its syntax tokens) is about a quarter, and the shortfall in net removal "
-          "tracks that cosine.", "0.07–0.72; half or more on the 2 seeds at 0.25–0.26; r = 0.94",
+          "tracks that cosine.", f"{_['E2c']['drop']}; half or more on the "
+          f"{_['E2c']['big'].n} seeds at {_['E2c']['high_group']}; r = {_['E2c']['r']}",
           f"two parts: the rotated controls with cos ≥ {COS_QUARTER} (midway between the "
-          "source's two groups) dropping at least half, against 2 of 2; Pearson r of shortfall "
+          "source's two groups) dropping at least half, against "
+          f"{_['E2c']['big']}; Pearson r of shortfall "
           "against the cosine (the diagnosis study's relation): reproduced if its Fisher-z 95% "
-          "interval lies above 0 and holds 0.94, not if it excludes 0.94", e2c),
+          f"interval lies above 0 and holds {_['E2c']['r']}, not if it excludes "
+          f"{_['E2c']['r']}", e2c),
     Claim("E2d", "E2", "On those seeds the rotated control loses on other ops too, the anchored "
-          "run does not, and stored controls lose at most 0.10 on any other op.",
-          "up to 0.31 (0.18–0.44); anchored at most 0.024; stored at most 0.10",
+          f"run does not, and stored controls lose at most {_['E2d']['stored']} on any other op.",
+          f"up to {_['E2d']['other_median']} ({_['E2d']['other']}); anchored at most "
+          f"{_['E2d']['anchored']}; stored at most {_['E2d']['stored']}",
           f"three parts, each a count against the source's (every one): the rotated controls "
-          f"with cos ≥ {COS_QUARTER} whose largest other-op drop is at least 0.18 "
-          f"(−{SCORE_TOL}); their anchored runs' raw spill at most 0.024 (+{SCORE_TOL}); the "
-          f"stored controls' largest other-op drop at most 0.10 (+{SCORE_TOL})", e2d),
-    Claim("E2e", "E2", "Every rotated run is within the 0.02 spill criterion.",
-          "net spill 0.000 (−0.009 to 0.005); raw 0.017", "the rotated runs with spill at most "
-          "0.02 against 8 of 8 (Fisher's exact test)", e2e),
+          f"with cos ≥ {COS_QUARTER} whose largest other-op drop is at least "
+          f"{_['E2d']['other'].printed[0]} (−{_['E2d']['other'].tol}); their anchored runs' raw "
+          f"spill at most {_['E2d']['anchored']} (+{_['E2d']['anchored'].tol}); the stored "
+          f"controls' largest other-op drop at most {_['E2d']['stored']} "
+          f"(+{_['E2d']['stored'].tol})", e2d),
+    Claim("E2e", "E2", f"Every rotated run is within the {_['E2e']['spill']} spill criterion.",
+          f"net spill {_['E2e']['net']} ({_['E2e']['net_range']}); raw {_['E2e']['raw']}",
+          f"the rotated runs with spill at most {_['E2e']['spill']} against "
+          f"{_['E2e']['within']} (Fisher's exact test)", e2e),
     Claim("E2f", "E2", "About half of the edited difference answers land on another op.",
-          "0.50 (0.42–0.54) rotated, 0.52 stored", f"{I} (rotated) inside 0.42–0.54 "
-          f"(±{SCORE_TOL})", e2f),
+          f"{_['E2f']['median']} ({_['E2f']['landing']}) rotated, {_['E2f']['stored']} stored",
+          f"{I} (rotated) inside {_['E2f']['landing']} (±{_['E2f']['landing'].tol})", e2f),
     Claim("E2g", "E2", "The recipe barely changes the task's clean scores.",
-          "−0.001 (−0.013 to 0.006)", f"{I} (rotated) inside −0.013 to 0.006 (±0.01)", e2g),
-    Claim("E2h", "E2", "By raw removal no rotated run lost the anchor.", "0 below half",
-          "the rotated falloff runs with raw removal below 0.5 against 0 of 8 (Fisher's exact "
-          "test), each run within one standard error of 0.5 counted both ways", e2h),
+          f"{_['E2g']['median']} ({_['E2g']['change']})",
+          f"{I} (rotated) inside {_['E2g']['change']} (±{_['E2g']['change'].tol})", e2g),
+    Claim("E2h", "E2", "By raw removal no rotated run lost the anchor.",
+          f"{_['E2h']['lost'].k} below half", "the rotated falloff runs with raw removal below "
+          f"0.5 against {_['E2h']['lost']} (Fisher's exact test), each run within one standard "
+          "error of 0.5 counted both ways", e2h),
     Claim("E3a", "E3", "Under rotated Adam one rotated direction holds about half the energy; the "
-          "coordinate axes stay flat.", "0.48 (0.46–0.50); axes 0.07 (0.05–0.10)",
-          f"two parts (rotated controls): {I} of the top rotated share inside 0.46–0.50 {T}; of "
-          f"the top axis share inside 0.05–0.10 {T}, not comparable where plain Adam's own axes "
-          f"are flat (interval below {P4_STRUCTURE})", e3a),
+          "coordinate axes stay flat.", f"{_['E3a']['rotated_median']} ({_['E3a']['rotated']}); "
+          f"axes {_['E3a']['axes_median']} ({_['E3a']['axes']})",
+          f"two parts (rotated controls): {I} of the top rotated share inside "
+          f"{_['E3a']['rotated']} {T}; of the top axis share inside {_['E3a']['axes']} {T}, not "
+          f"comparable where plain Adam's own axes are flat (interval below {P4_STRUCTURE})", e3a),
     Claim("E3b", "E3", "Kurtosis reverses: near 3 along the axes, above it along the rotated "
-          "basis, the opposite of the stored runs.", "axes 3.2 (2.9–3.4), rotated 4.2 (4.0–4.4)",
+          "basis, the opposite of the stored runs.", f"axes {_['E3b']['axes_median']} "
+          f"({_['E3b']['axes']}), rotated {_['E3b']['rotated_median']} ({_['E3b']['rotated']})",
           f"four parts: {I} of the paired difference at least {KURTOSIS_TOL}, rotated controls "
           "(rotated basis above axes) and plain controls (axes above rotated basis); the rotated "
-          f"controls' medians inside the source's ranges (±{KURTOSIS_TOL})", e3b),
+          f"controls' medians inside the source's ranges (±{_['E3b']['axes'].tol})", e3b),
     Claim("E3c", "E3", "Syntax embeddings lie along a rotated basis vector, on most seeds the "
-          "spike's.", "|cos| 0.88 (0.74–0.99); about a third (chance) with the axes",
+          f"spike's.", f"|cos| {_['E3c']['cos_median']} ({_['E3c']['cos']}); about a third "
+          "(chance) with the axes",
           f"two parts: {I} of each rotated control's mean |cos| over the four tokens at least "
-          f"{E3C_LOW} {T}, the chance levels beside; the controls whose syntax-holding vector is "
-          f"the top-energy direction against {E3C_MOST[0]} of {E3C_MOST[1]} (the fewest that is "
-          "most), reproduced on more than half", e3c),
+          f"{_['E3c']['cos'].printed[0]} {T}, the chance levels beside; the controls whose "
+          "syntax-holding vector is the top-energy direction against "
+          f"{_['E3c']['most']} (the fewest that is most), reproduced on more than half", e3c),
     Claim("E3d", "E3", "Falloff's spike sits on another rotated axis than its control's on some "
-          "seeds.", "3 of 8", "not comparable unless at least half the seeds have a spike in "
-          "both runs; then the count against 3 of 8 (Fisher's exact test), reproduced within 1/8 "
-          "of 3/8 on 8 seeds or more", e3d),
+          "seeds.", str(_["E3d"]["moved"]), "not comparable unless at least half the seeds have "
+          f"a spike in both runs; then the count against {_['E3d']['moved']} (Fisher's exact "
+          f"test), reproduced within 1/8 of {_['E3d']['moved'].k}/{_['E3d']['moved'].n} on "
+          f"{_['E3d']['moved'].n} seeds or more", e3d),
     Claim("E3e", "E3", "In rotated controls the rotated axes off the spike are the cheap "
-          "directions, and the spike's axis is costly.", "axes 0.07, rotated off-spike 0.03, "
-          "spike 0.57", f"two parts: {I} of the spike's axis cost inside 0.57 ± 0.2; of the "
+          "directions, and the spike's axis is costly.", f"axes {_['E3e']['axes']}, rotated "
+          f"off-spike {_['E3e']['off']}, spike {_['E3e']['spike']}", f"two parts: {I} of the "
+          f"spike's axis cost inside {_['E3e']['spike']} ± {_['E3e']['spike'].tol}; of the "
           f"coordinate axes minus the rotated axes off the spike, per control, at least "
           f"{RESOLUTION}", e3e),
-    Claim("E3e′", "E3", "In falloff e₁ costs about 0.1 on every seed.", "0.10 (0.09–0.10)",
-          f"the rotated falloff runs whose e₁ cost lies inside 0.09–0.10 (±{SCORE_TOL}) against "
-          "8 of 8 (Fisher's exact test)", e3e_e1),
-    Claim("L1", "later", "Under plain Adam too, falloff's spike moves on some seeds.", "3 of 8",
-          "not comparable unless at least half the seeds have a spike in both runs; then the "
-          "count against 3 of 8 (Fisher's exact test), reproduced within 1/8 of 3/8 on 8 seeds "
-          "or more", l1),
-    Claim("S1", "scope", "The loss rate is near 1 in 40, with an upper bound near 1 in 9.",
-          "about 1/40 (up to 1/9)", "not reproduced if 1/40 lies outside our exact 95% interval; "
-          "reproduced if inside and the interval's top is at most 1/9", s1),
+    Claim("E3e′", "E3", "In falloff e₁ costs about 0.1 on every seed.",
+          f"{_['E3e′']['median']} ({_['E3e′']['e1']})", "the rotated falloff runs whose e₁ cost "
+          f"lies inside {_['E3e′']['e1']} (±{_['E3e′']['e1'].tol}) against "
+          f"{_['E3e′']['every']} (Fisher's exact test)", e3e_e1),
+    Claim("L1", "later", "Under plain Adam too, falloff's spike moves on some seeds.",
+          str(_["L1"]["moved"]), "not comparable unless at least half the seeds have a spike in "
+          f"both runs; then the count against {_['L1']['moved']} (Fisher's exact test), "
+          f"reproduced within 1/8 of {_['L1']['moved'].k}/{_['L1']['moved'].n} on "
+          f"{_['L1']['moved'].n} seeds or more", l1),
+    Claim("S1", "scope", f"The loss rate is near 1 in {_['S1']['rate'].printed.split('/')[1]}, "
+          f"with an upper bound near 1 in {_['S1']['bound'].printed.split('/')[1]}.",
+          f"about {_['S1']['rate']} (up to {_['S1']['bound']})", f"not reproduced if "
+          f"{_['S1']['rate']} lies outside our exact 95% interval; reproduced if inside and the "
+          f"interval's top is at most {_['S1']['bound']}", s1),
 ]
 
 
@@ -752,12 +878,10 @@ def regimes_ledger(reports_dir) -> pd.DataFrame:
     """The ledger of every regime whose report tables are committed: the weak-basis regime's in
     ``reports_dir``, the second regime's in ``reports_dir/<regime>/`` once its rotated-basis study
     is there (``regime`` names each row's)."""
-    from anchorkit.regimes import SECOND, WEAK, reports_path
-
-    tables = [ledger(reports_dir, WEAK)]
-    second = reports_path(reports_dir, SECOND)
+    tables = [ledger(reports_dir, WEAK.name)]
+    second = SECOND.reports(reports_dir)
     if has_tables(second / "rotated-basis"):
-        tables.append(ledger(second, SECOND))
+        tables.append(ledger(second, SECOND.name))
     return pd.concat(tables, ignore_index=True)
 
 

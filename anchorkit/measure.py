@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import torch
 
 from anchorkit import criteria
-from anchorkit.config import WIDTH
+from anchorkit.config import WIDTH, check_dose
 from anchorkit.edit import project_out, project_out_subspace
 from anchorkit.model import Hook, Transformer
 from anchorkit.recipes import alignment
-from anchorkit.task import DIFFERENCE, OPS, Batch, n_numbers, positions
+from anchorkit.task import DIFFERENCE, OPS, SYNTAX, Batch, apply_op, n_numbers, positions, token_id
 
 
 def _predictions_from_logits(model: Transformer, logits: torch.Tensor) -> torch.Tensor:
@@ -89,8 +89,6 @@ def energy_shares(states: torch.Tensor, basis: torch.Tensor, where: torch.Tensor
 def syntax_positions(task, batch: Batch) -> torch.Tensor:
     """(B·T,) bool: the positions holding a syntax token (``?``, ``,``, ``=``, ``⏎``), flattened
     in the order of ``last_slice_states``."""
-    from anchorkit.task import SYNTAX, token_id
-
     ids = torch.tensor([token_id(task, sym) for sym in SYNTAX])
     return torch.isin(batch.tokens.flatten(), ids.to(batch.tokens.device))
 
@@ -116,8 +114,6 @@ def syntax_vectors(model: Transformer, basis: torch.Tensor
                    ) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     """For each syntax token, the basis vector that holds its embedding: the index of the vector
     with the largest |cos| with the embedding, and that |cos| (each (E,))."""
-    from anchorkit.task import SYNTAX, token_id
-
     if basis.dim() == 2:
         basis = basis.unsqueeze(0).expand(model.n_members, -1, -1)
     out = {}
@@ -142,8 +138,6 @@ def edited_predictions(model: Transformer, batch: Batch, directions: torch.Tenso
     direction), which matches projecting them out one at a time; with ``contexts``, the contexts
     go through in batches of that many (each context's answer does not depend on its batch).
     """
-    from anchorkit.config import check_dose
-
     dose = check_dose(dose)
     if contexts is not None and contexts < batch.tokens.shape[0]:
         parts = [Batch(*(t[i:i + contexts] for t in vars(batch).values()))
@@ -211,8 +205,6 @@ def null_of_other_ops(predicted: torch.Tensor, batch: Batch) -> torch.Tensor:
     of every other op, the share whose query answer (``predicted``, (…, B)) equals this op's
     answer on the query's operands. A run that does another op instead of this one scores about
     this much on it, so a removal measured against it reaches 1 there and not beyond."""
-    from anchorkit.task import apply_op
-
     a, b = batch.a[:, -1], batch.b[:, -1]
     out = []
     for op in range(len(OPS)):
@@ -307,8 +299,6 @@ def landing(predicted: torch.Tensor, batch: Batch) -> torch.Tensor:
     """Landing (…): on the difference contexts, the share whose (edited) answer is the answer
     another op gives on the query's operands; contexts where another op's answer equals the
     difference answer are left out."""
-    from anchorkit.task import apply_op
-
     is_diff = batch.ops == DIFFERENCE
     a, b = batch.a[is_diff, -1], batch.b[is_diff, -1]
     truth = apply_op(torch.full_like(a, DIFFERENCE), a, b)

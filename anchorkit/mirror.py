@@ -29,6 +29,7 @@ from scipy import stats
 from anchorkit.config import WIDTH
 from anchorkit.directions import SYNTAX_CHANCE
 from anchorkit.essay import best_p, holm
+from anchorkit.formatting import number
 from anchorkit.task import SYNTAX
 
 ALPHA = 0.05
@@ -150,8 +151,6 @@ def at_least_by_chance(chances: list[float], k: int) -> float:
 
 def mirror_page_table(test: pd.DataFrame):
     """The mirror-image test as a reader's table (words for headers, numbers rounded)."""
-    from anchorkit.formatting import number
-
     out = pd.DataFrame({
         "measure": test.label,
         "plain Adam": [number(v, ".3f") for v in test.plain],

@@ -19,11 +19,15 @@ import math
 import numpy as np
 import pandas as pd
 import torch
+from tqdm.std import tqdm
 
 from anchorkit.config import RunConfig, generator
-from anchorkit.diagnosis import ALPHA, AT, DRAWS, OVERLAPS, SOURCE_STRENGTH, WEAK
+from anchorkit.diagnosis import ALPHA, AT, DRAWS, OVERLAPS, SOURCE_STRENGTH, TARGETS, WEAK
+from anchorkit.directions import notable_table, own_basis
 from anchorkit.measure import (DIFFERENCE, drop, edited_predictions, null_of_other_ops,
                                other_ops_drop, query_predictions, scores_of_predictions, span)
+from anchorkit.provenance import read_tables
+from anchorkit.studies import PAPER_SEEDS, study_runs
 from anchorkit.task import probe_set
 from anchorkit.train import load_model
 
@@ -164,27 +168,19 @@ def overlap_study(regime: str, reports_dir, store, progress: bool = True
     """Part 2 for one report regime, on the published weights of its rotated-basis study's
     controls (both arms) and that study's committed tables: the controls' targets, the overlap
     curves, their verdicts and the overlap relations."""
-    from tqdm.std import tqdm
-
-    from anchorkit.directions import notable_table, own_basis
-    from anchorkit.diagnosis import TARGETS
-    from anchorkit.provenance import read_tables
-    from anchorkit.regimes import reports_path
-    from anchorkit.studies import PAPER_SEEDS, study_runs
-
-    tables = read_tables(reports_path(reports_dir, regime) / "rotated-basis")
+    tables = read_tables(regime.reports(reports_dir) / "rotated-basis")
     runs = study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=regime)
     by_name = {c.name: c for c in runs}
     notable = notable_table(runs, tables["spectra"], tables["basis"], store, roles=("control",))
     bases = {c.name: own_basis(c)[1] for c in runs if c.recipe == "control"}
     targets = control_targets(tables["results"], tables["basis"], notable, bases)
     curves = []
-    for _, t in tqdm(list(targets.iterrows()), desc=f"overlap curves ({regime})",
+    for _, t in tqdm(list(targets.iterrows()), desc=f"overlap curves ({regime.name})",
                      disable=not progress):
         cfg = by_name[t.run]
         curves.append(overlap_curves(cfg, store.load_final(cfg),
                                      {k: t[k] for k in TARGETS}, bases[t.run]))
-    curves = pd.concat(curves, ignore_index=True).assign(regime=regime)
-    return {"overlap_targets": targets.assign(regime=regime), "overlap": curves,
+    curves = pd.concat(curves, ignore_index=True).assign(regime=regime.name)
+    return {"overlap_targets": targets.assign(regime=regime.name), "overlap": curves,
             "overlap_verdicts": verdicts(curves),
-            "relation": relations(targets).assign(regime=regime)}
+            "relation": relations(targets).assign(regime=regime.name)}

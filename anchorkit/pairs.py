@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
+from anchorkit.answers import PARTS, cached_answers, predict, sweep_directions
 from anchorkit.config import RunConfig
 from anchorkit.edit import DOSES, coordinate_axes, rotated_axes
 from anchorkit.measure import (alignment_profile, basis_block, contexts_per_op, cos_e1,
@@ -56,8 +57,6 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
     one dict per run, as cached; else they are computed here); the basis measures come from one
     clean forward of the probe set. Nothing here runs an edited forward when ``answers`` is given.
     """
-    from anchorkit.answers import PARTS, predict, sweep_directions
-
     a_cfg, c_cfg = pair.anchored, pair.control
     if answers is None:
         parts = PARTS if sweep else ("base",)
@@ -201,8 +200,6 @@ SWEEP_CHUNK = 1
 def measured(pair: Pair, sweep: bool, store) -> dict[str, pd.DataFrame]:
     """A pair's tables, derived from its runs' answers: read from the store's cache, or
     computed (a sweep, if asked for) and cached first."""
-    from anchorkit.answers import PARTS, cached_answers
-
     parts = PARTS if sweep else ("base",)
     states = [store.load_final(c) for c in (pair.anchored, pair.control)]
     answers = tuple(cached_answers(c, st, parts, store, SWEEP_CHUNK)

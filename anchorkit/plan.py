@@ -13,7 +13,15 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
+from anchorkit.answers import n_sweep_directions
 from anchorkit.config import RunConfig
+from anchorkit.formatting import seed_text
+from anchorkit.pipeline import study_graph
+from anchorkit.profiles import Profile
+from anchorkit.regimes import Regime
+from anchorkit.store import RunStore
+from anchorkit.studies import Study, runs_of
+from anchorkit.task import OPS
 
 # Seconds of one single-thread worker on the project's machine (2 cores, AMD EPYC), each from a
 # line of BENCHMARKS.md (its section, and the line at the time of writing):
@@ -43,8 +51,6 @@ def epoch_seconds(cfg: RunConfig) -> float:
 
 
 def contexts(cfg: RunConfig) -> int:
-    from anchorkit.task import OPS
-
     return cfg.task.probe_per_op * len(OPS)
 
 
@@ -52,7 +58,7 @@ def contexts(cfg: RunConfig) -> int:
 class RegimePlan:
     """One regime's part of a study's execution."""
 
-    regime: str
+    regime: Regime
     runs: list[RunConfig]
     graph: object  # executor.Graph
     ensembles: list[tuple[list[RunConfig], int]] = field(default_factory=list)  # (runs, from epoch)
@@ -62,9 +68,9 @@ class RegimePlan:
 
 @dataclass
 class StudyPlan:
-    study: str
+    study: Study
     seeds: list[int]
-    profile: str
+    profile: Profile
     store: object
     regimes: list[RegimePlan]
 
@@ -73,8 +79,6 @@ class StudyPlan:
 
     def where(self, cfg: RunConfig) -> str:
         """Where a run's final weights come from: trained now, the store, or published/."""
-        from anchorkit.store import RunStore
-
         if RunStore(self.store.root, published=None).has_final(cfg):  # the store's own
             return "in the run store"
         if self.store.has_final(cfg):
@@ -109,18 +113,13 @@ class StudyPlan:
 
     @staticmethod
     def _directions(cfg: RunConfig) -> int:
-        from anchorkit.answers import n_sweep_directions
-
         return n_sweep_directions(cfg)
 
     def lines(self, workers: int) -> list[str]:
         """What the execution will train and measure, and the estimate, as lines to print."""
-        from anchorkit.formatting import seed_text
-        from anchorkit.regimes import title
-
-        out = [f"{self.study}, seeds {seed_text(self.seeds)}, profile {self.profile}:"]
+        out = [f"{self.study.name}, seeds {seed_text(self.seeds)}, profile {self.profile.name}:"]
         for r in self.regimes:
-            out.append(f"  {title(r.regime)}:")
+            out.append(f"  {r.regime.title}:")
             for c in r.runs:
                 out.append(f"    {c.name:<28} {c.epochs} epochs, {self.where(c)}")
             for group, start in r.ensembles:
@@ -149,19 +148,15 @@ def makespan(jobs: list[float], workers: int) -> float:
     return max(free) if jobs else 0.0
 
 
-def study_plan(study: str, seeds, profile: str, regimes: list[str], store) -> StudyPlan:
-    """The plan of a study at these seeds and profile in each of ``regimes`` (as its page shows
-    them, the weak-basis regime first)."""
-    from anchorkit.config import check_seeds
-    from anchorkit.pipeline import study_graph
-    from anchorkit.studies import SWEEPS, study_pairs, study_runs
-
-    seeds = check_seeds(seeds)
+def study_plan(study: Study, seeds: list[int], profile: Profile, regimes: list[Regime], store
+               ) -> StudyPlan:
+    """The plan of a study at these (checked) seeds and profile in each of ``regimes`` (as its
+    page shows them, the weak-basis regime first)."""
     parts = []
     for regime in regimes:
-        runs = study_runs(study, seeds, profile, regime=regime)
-        pairs = study_pairs(study, seeds, profile, regime=regime)
-        graph = study_graph(runs, pairs, SWEEPS[study], store)
+        pairs = study.pairs(seeds, profile, regime)
+        runs = runs_of(pairs)
+        graph = study_graph(runs, pairs, study.sweep, store)
         r = RegimePlan(regime, runs, graph, n_pairs=len(pairs))
         for key, (fn, args) in graph.tasks.items():
             if key in graph.trains:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from tqdm.std import tqdm
+
 PROGRESS = "progress"  # the folder in the run store
 POLL_SECONDS = 0.5
 KINDS = {"training": "epoch", "sweep": "direction", "pairs": "pair"}  # kind → its unit
@@ -164,8 +166,6 @@ class Watch:
             self.update()
 
     def _bar(self, kind: str):
-        from tqdm.std import tqdm
-
         if kind not in self.bars:
             mine = [t for t in self.tracks if t.kind == kind]
             names = [n for t in mine for n in t.names]

@@ -6,12 +6,23 @@ against that manifest.
 
 from __future__ import annotations
 
+import datetime
+import importlib.metadata as md
+import json
+import os
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+
 import pandas as pd
 import torch
 
 from anchorkit import kernels
 from anchorkit.config import RunConfig
 from anchorkit.executor import THREADS
+from anchorkit.store import (REPO, RunStore, StoreError, digest, read_verified, write_json,
+                             write_table)
 
 # tables written as CSV too, for a person to read
 CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate", "comparison")
@@ -22,17 +33,12 @@ def scratch_root(store_root=None):
     """Where a study's tables go when they are not the committed ones (a re-run with other seeds,
     another profile or epoch count): ``reports/`` inside the run store (``.runs/reports/`` by
     default), outside the tracked tree."""
-    from anchorkit.store import RunStore
-
     return RunStore(store_root).root / SCRATCH
 
 
 def source_state() -> dict:
     """The repository's commit and whether tracked files other than the result tables differ from
     it (taken when a study starts, so that edits made while it runs are not attributed to it)."""
-    import subprocess
-    from pathlib import Path
-
     root = Path(__file__).resolve().parent.parent
 
     def git(*args):
@@ -51,8 +57,6 @@ def source_state() -> dict:
 def machine() -> str:
     """The CPU the tables were computed on (fp32 rounding, hence a retrained run's weights,
     depends on it); ``kernels.record`` gives the rest."""
-    import platform
-
     return f"{kernels.cpu_model()}, {platform.machine()}"
 
 
@@ -66,10 +70,6 @@ def run_names(runs: list[RunConfig]) -> dict[str, str]:
 def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seconds: float,
                source: dict | None = None, regime: str | None = None) -> dict:
     """What produced a study's tables: commit, date, profile, seeds, epochs, hashes, versions."""
-    import datetime
-    import importlib.metadata as md
-    import platform
-
     versions = {}
     for pkg in ("anchorkit", "torch", "numpy", "pandas", "pyarrow", "altair", "papermill"):
         try:
@@ -100,21 +100,12 @@ class UnpublishedWrite(PermissionError):
 
 def committed(where) -> bool:
     """Whether ``where`` lies in the repository's committed ``reports/``."""
-    from pathlib import Path
-
-    from anchorkit.store import REPO
-
     return Path(where).absolute().is_relative_to(REPO / "reports")
 
 
 def read_provenance(where) -> dict:
     """A table folder's ``provenance.json``, checked against its digest (``provenance.json.sha256``)
     and parsed; ``StoreError`` in one line naming the file when it is missing, changed or not JSON."""
-    import json
-    from pathlib import Path
-
-    from anchorkit.store import StoreError, read_verified
-
     f = Path(where) / "provenance.json"
     if not f.exists():
         raise StoreError(f"{f}: missing; the folder holds no study's tables")
@@ -132,10 +123,6 @@ def check_manifest(where) -> dict:
     """A study directory's provenance, after checking it against its digest and every table
     against its manifest; ``StoreError`` naming the file that is missing, changed or not in the
     manifest."""
-    from pathlib import Path
-
-    from anchorkit.store import StoreError, digest
-
     where = Path(where)
     prov = read_provenance(where)
     manifest = prov.get("tables")
@@ -166,8 +153,6 @@ def read_tables(where) -> dict[str, pd.DataFrame]:
 
 def read_study(where) -> tuple[dict, dict[str, pd.DataFrame]]:
     """A table folder's provenance and every table in it, once checked (``check_manifest``)."""
-    from pathlib import Path
-
     prov = check_manifest(where)
     return prov, {Path(n).stem: pd.read_parquet(Path(where) / n) for n in sorted(prov["tables"])
                   if n.endswith(".parquet")}
@@ -176,8 +161,6 @@ def read_study(where) -> tuple[dict, dict[str, pd.DataFrame]]:
 def has_tables(where) -> bool:
     """Whether ``where`` holds a study's tables (a ``provenance.json``; read them with
     ``read_tables``, which checks them)."""
-    from pathlib import Path
-
     return (Path(where) / "provenance.json").exists()
 
 
@@ -202,12 +185,6 @@ def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profi
     old study whole (or, between the two renames, none), never tables of two executions side by
     side; what killed writers left beside it is removed first. Into the committed ``reports/``
     only with ``publish`` (``UnpublishedWrite`` otherwise)."""
-    import os
-    import shutil
-    from pathlib import Path
-
-    from anchorkit.store import digest, write_json, write_table
-
     where = Path(where)
     if committed(where) and not publish:
         raise UnpublishedWrite(f"{where}: the committed tables are written only on purpose "
@@ -233,10 +210,6 @@ def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profi
 def clean_stale(where) -> list:
     """Remove the ``.<name>.<pid>.new`` and ``.old`` folders that killed writers of ``where``
     left beside it (those of a live process are left alone); the folders removed."""
-    import os
-    import shutil
-    from pathlib import Path
-
     where = Path(where)
     gone = []
     for d in where.parent.glob(f".{where.name}.*"):

@@ -16,20 +16,33 @@ at the highest level found, if any, once its falloff runs meet the anchor criter
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pandas as pd
 import torch
 
 from anchorkit import criteria
 from anchorkit import regimes as _regimes
-from anchorkit.config import ParameterError, RunConfig, TaskConfig, check_choice
-from anchorkit.task import SYNTAX
+from anchorkit.answers import N_RANDOM, answers_key
+from anchorkit.config import ParameterError, RunConfig, check_choice, check_lengths, check_seeds
+from anchorkit.edit import coordinate_axes, random_directions, rotated_axes
+from anchorkit.executor import THREADS, Graph, add_training, execute, threads
+from anchorkit.measure import (basis_block, direction_cost, drop, edited_predictions,
+                               last_slice_states, op_scores, scores_of_predictions, spike,
+                               syntax_positions)
+from anchorkit.pairs import Pair, measure_pair
+from anchorkit.profiles import SCOUT as SCOUT_PROFILE
+from anchorkit.profiles import profile as resolve_profile
+from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
+from anchorkit.store import RunStore
+from anchorkit.task import OPS, SYNTAX, probe_set
+from anchorkit.train import load_model, rotation
 
 SEEDS = (1, 2)  # calibration seeds: never 704-711 (the paper's) or 800-839 (the screen's)
 LENGTHS = (400, 800, 1600)  # epochs at which the premise is measured (snapshots of one run)
-# "scout": the method's task, every run trained with the compiled step (BENCHMARKS.md);
-# "quick": a smoke run of the pipeline (a small probe set, the eager step)
-PROFILES = {"scout": {"task": TaskConfig(), "step": "compiled"},
-            "quick": {"task": TaskConfig(probe_per_op=16), "step": "eager"}}
+# its profile: "scout", the method's task with every run trained with the compiled step
+# (BENCHMARKS.md); "quick" for a smoke run of the pipeline (``anchorkit.profiles``)
 
 # the regimes screened (anchorkit.regimes holds the catalogue)
 REGIMES = _regimes.REGIMES
@@ -72,24 +85,23 @@ training epochs) report-strength regime is adopted if any, else the cheapest cle
 large but inert spike is reported, not adopted."""
 
 
-def regime_config(regime: str, seed: int, recipe: str = "control", optimizer: str = "adam",
-                  epochs: int = max(LENGTHS), profile: str = "scout") -> RunConfig:
-    """The run of a regime: today's configuration with the regime's changes, at a profile."""
-    check_choice("profile", profile, tuple(PROFILES))
-    prof = PROFILES[profile]
-    return _regimes.configure(regime, seed, recipe, optimizer, epochs, prof["step"], prof["task"])
+def regime_config(regime, seed: int, recipe: str = "control", optimizer: str = "adam",
+                  epochs: int = max(LENGTHS), profile=SCOUT_PROFILE) -> RunConfig:
+    """The run of a regime (a name or a ``Regime``): today's configuration with the regime's
+    changes, at a profile (its task and step)."""
+    prof = resolve_profile(profile)
+    return _regimes.regime(regime).configure(seed, recipe, optimizer, epochs, prof.step,
+                                             prof.task)
 
 
 def scout_runs(regimes=tuple(REGIMES), seeds=SEEDS, recipes=("control",),
-               epochs: int = max(LENGTHS), profile: str = "scout") -> list[RunConfig]:
+               epochs: int = max(LENGTHS), profile=SCOUT_PROFILE) -> list[RunConfig]:
     """Every run of the scout: each regime, recipe, optimizer and seed, twins side by side."""
     return [regime_config(r, s, rec, o, epochs, profile) for r in regimes for rec in recipes
             for s in seeds for o in ("adam", "rotated")]
 
 
 # ---------------------------------------------------------------------- measuring the premise
-N_RANDOM = 16
-
 
 @torch.inference_mode()
 def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs: int | None = None
@@ -98,14 +110,6 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs
     sits (by slice over every position, and by position at the last slice). With a ``store``,
     the answers under the direction edits (the costly part) are read from or written to its
     answer cache, keyed by the run, ``epochs`` (which weights) and the code that makes them."""
-    from anchorkit.edit import coordinate_axes, random_directions, rotated_axes
-    from anchorkit.answers import answers_key
-    from anchorkit.measure import (basis_block, direction_cost, drop, edited_predictions,
-                                   last_slice_states, op_scores, scores_of_predictions, spike,
-                                   syntax_positions)
-    from anchorkit.task import OPS, probe_set
-    from anchorkit.train import load_model, rotation
-
     model = load_model([cfg], [state])
     batch = probe_set(cfg.task).clean
     D = cfg.model.d_model
@@ -240,8 +244,6 @@ def anchors_met(anchor_results: pd.DataFrame) -> bool:
     """Whether falloff meets book/methods.md, *Training* in every run given (``results`` rows of measure_pair plus
     ``alignment_3`` and ``alignment_4``): every op ≥ SCORE_MIN for both runs of the pair, high
     alignment at slices 3-4, bounded removal ≥ 0.8, spill ≤ 0.02."""
-    from anchorkit.task import OPS
-
     if anchor_results.empty:
         return False
     ok = pd.Series(True, index=anchor_results.index)
@@ -289,8 +291,6 @@ def _state_at(cfg: RunConfig, store, epochs: int) -> dict:
 
 def premise_task(cfg: RunConfig, store, epochs: int, regime: str, *after) -> tuple[dict, pd.DataFrame]:
     """The premise measures of a run's weights after ``epochs`` epochs (executor task)."""
-    from anchorkit.executor import THREADS, threads
-
     with threads(THREADS):
         row, where = premise(cfg, _state_at(cfg, store, epochs), store=store, epochs=epochs)
     return {"regime": regime, "epochs": epochs, **row}, where.assign(regime=regime, epochs=epochs)
@@ -300,9 +300,6 @@ def anchor_task(anchored: RunConfig, control: RunConfig, store, epochs: int, reg
                 *after) -> dict:
     """Falloff against its control after ``epochs`` epochs: measure_pair's results row (no
     sweep) with the falloff run's alignment at the difference answers of slices 3 and 4."""
-    from anchorkit.executor import THREADS, threads
-    from anchorkit.pairs import Pair, measure_pair
-
     with threads(THREADS):
         t = measure_pair(Pair(anchored, control), _state_at(anchored, store, epochs),
                          _state_at(control, store, epochs), sweep=False)
@@ -314,12 +311,10 @@ def anchor_task(anchored: RunConfig, control: RunConfig, store, epochs: int, reg
     return row
 
 
-def scout_graph(regimes, seeds, lengths, store, profile: str = "scout", recipe: str = "control"):
+def scout_graph(regimes, seeds, lengths, store, profile=SCOUT_PROFILE, recipe: str = "control"):
     """Train the runs of ``recipe`` in every regime to the longest length, keeping the weights at
     every length; then, for controls, measure the premise at each length, for falloff, measure it
     against its control (already trained) at each length. Returns the graph and its runs."""
-    from anchorkit.executor import Graph, add_training
-
     lengths = sorted(set(lengths))
     runs = {r: scout_runs([r], seeds, (recipe,), max(lengths), profile) for r in regimes}
     every = [c for rs in runs.values() for c in rs]
@@ -340,8 +335,6 @@ def scout_graph(regimes, seeds, lengths, store, profile: str = "scout", recipe: 
 def written(where, seeds, profile: str, controls: list[RunConfig], lengths) -> bool:
     """Whether ``where`` holds the scout's tables for these seeds, profile, controls and lengths
     (its falloff runs follow from the decision rule)."""
-    from anchorkit.provenance import has_tables, read_study
-
     if not has_tables(where):
         return False
     prov, tables = read_study(where)  # checked: a bad folder is an error, not a recompute
@@ -354,7 +347,7 @@ def written(where, seeds, profile: str, controls: list[RunConfig], lengths) -> b
             and [int(e) for e in epochs] == sorted(set(lengths)))
 
 
-def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str = "scout",
+def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile="scout",
               reports_dir=None, store=None, progress: bool = True, reuse: bool = False,
               scheduler: str | None = None, publish: bool = False) -> dict[str, pd.DataFrame]:
     """Train and measure the scout's controls, judge them by DECISION_RULE, and while the rule's
@@ -363,24 +356,17 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str
     ``premise`` (per control and length), ``where`` (where each control's top direction holds
     its energy), ``levels`` (per regime, length and seed), ``regimes`` (per regime and length),
     ``anchors`` (falloff against control, for the regimes the rule reached) and ``decision``."""
-    import time
-    from pathlib import Path
-
-    from anchorkit.config import check_lengths, check_seeds
-    from anchorkit.executor import execute
-    from anchorkit.store import RunStore
-    from anchorkit.provenance import read_tables, source_state, write_study
-
     t0 = time.perf_counter()
     source = source_state()
     seeds = check_seeds(list(seeds))
     lengths = check_lengths(list(lengths))
     for r in regimes:
         check_choice("regime", r, tuple(REGIMES))
+    profile = resolve_profile(profile)
     store = store if store is not None else RunStore()
     graph, runs = scout_graph(regimes, seeds, lengths, store, profile)
     where_dir = Path(reports_dir) / SCOUT if reports_dir is not None else None
-    if reuse and where_dir is not None and written(where_dir, seeds, profile, runs, lengths):
+    if reuse and where_dir is not None and written(where_dir, seeds, profile.name, runs, lengths):
         return read_tables(where_dir)
     out = execute(graph, scheduler, progress, desc=SCOUT, measured="measurements")
     tables = {"premise": pd.DataFrame([row for row, _ in out.values()]),
@@ -400,6 +386,6 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile: str
         {"regime": pd.Series(dtype=str), "epochs": pd.Series(dtype=int)})
     tables["decision"] = pd.DataFrame([d])
     if where_dir is not None:
-        write_study(where_dir, tables, SCOUT, seeds, profile, runs, time.perf_counter() - t0,
+        write_study(where_dir, tables, SCOUT, seeds, profile.name, runs, time.perf_counter() - t0,
                     source, publish=publish)
     return tables

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binom, binomtest
 
 
 def loss_rate(kept_flags, confidence: float = 0.95) -> dict:
     """How often runs lost their anchor: losses k of n, the rate k/n and its exact binomial
     (Clopper–Pearson) interval."""
-    from scipy.stats import binomtest
-
     kept = pd.Series(kept_flags).astype(bool)
     n, k = len(kept), int((~kept).sum())
     if n == 0:
@@ -22,8 +21,6 @@ def loss_rate(kept_flags, confidence: float = 0.95) -> dict:
 
 def at_least(m: int, n: int, rate: float) -> float:
     """The probability of at least ``m`` losses in ``n`` runs when each loses with ``rate``."""
-    from scipy.stats import binom
-
     return float(binom.sf(m - 1, n, rate))
 
 

@@ -28,6 +28,7 @@ Two more places are read:
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import io
 import json
@@ -206,8 +207,6 @@ class RunStore:
         """Hold the write lock of every run in ``cfgs`` (``<run>/.lock``, an exclusive ``flock``):
         a second process training one of them waits here until the first is done, and then
         finds the run finished. Taken in hash order, so two writers never wait on each other."""
-        import fcntl
-
         with contextlib.ExitStack() as held:
             for cfg in sorted(cfgs, key=lambda c: c.hash):
                 f = self.path(cfg) / LOCK

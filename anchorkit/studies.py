@@ -1,5 +1,11 @@
 """The studies: which runs each one needs (in a regime, at a profile), and running one.
 
+A study (``Study``) is a value: its name, its default seeds, its arms (the anchored recipe and
+the optimizer of each; every arm is paired with the control of its optimizer), whether its pairs
+are measured with the direction sweep, the tables its page reads derived from the measured ones,
+and its page. ``STUDIES`` is the registry, by name; ``study(name)`` looks one up (the entry points
+do, once, with the regime and the profile, and pass the values down).
+
 A study names runs by configuration only. Runs shared between studies (the plain-Adam control and
 falloff runs are the stored twins of the rotated-basis study) have the same configuration and so
 the same hash: they are loaded from the store, never retrained under another name.
@@ -7,89 +13,140 @@ the same hash: they are loaded from the store, never retrained under another nam
 
 from __future__ import annotations
 
-import pandas as pd
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
-from anchorkit.config import ParameterError, RunConfig, TaskConfig, check_choice, check_seeds
-from anchorkit.derived import derived_tables
+import pandas as pd
+from tqdm.std import tqdm
+
+from anchorkit import derived, geometry
+from anchorkit.config import ParameterError, RunConfig, check_choice, check_seeds
+from anchorkit.executor import execute
 from anchorkit.pairs import Pair
+from anchorkit.pipeline import study_graph
+from anchorkit.profiles import PAPER, Profile, profile as resolve_profile
 from anchorkit.provenance import read_tables, source_state, write_study, written_for
+from anchorkit.regimes import REPORT, WEAK, Regime, regime as resolve_regime
+from anchorkit.store import RunStore
 from anchorkit.train import train
 
-STUDIES = ("control", "split-anti-seeds", "rotated-basis", "reference-baseline",
-           "loss-rate-screen")
 PAPER_SEEDS = list(range(704, 712))  # the seeds of the published runs
 SCREEN_SEEDS = list(range(800, 840))  # the loss-rate screen's 40 seeds, disjoint from the paper's
-DEFAULT_SEEDS = {**{s: PAPER_SEEDS for s in STUDIES}, "loss-rate-screen": SCREEN_SEEDS}
-PROFILES = {
-    # the paper's runs
-    "paper": {"epochs": 400, "task": TaskConfig()},
-    # a smoke run of the whole pipeline: few epochs, a small probe set
-    "quick": {"epochs": 4, "task": TaskConfig(probe_per_op=64)},
-}
 
 
-def run_config(seed: int, recipe: str, optimizer: str, profile: str,
-               epochs: int | None = None, regime: str | None = None) -> RunConfig:
-    """The run of a study at a profile, in a regime (None: the weak-basis regime, whose runs keep
-    their published hashes); ``epochs`` overrides the profile's (or the regime's)."""
-    from anchorkit import regimes
+@dataclass(frozen=True)
+class Study:
+    """One study: ``arms``, the (anchored recipe, optimizer) of each arm, each paired with the
+    control of its optimizer (the control study's one arm is the control itself, paired with
+    itself); ``seeds``, its default seeds; ``sweep``, whether its pairs are measured with the
+    direction sweep; ``derive``, the tables its page reads, from the measured ones; ``page``, its
+    notebook's name (``notebooks/<page>.ipynb``)."""
 
-    check_choice("profile", profile, tuple(PROFILES))
-    settings = dict(PROFILES[profile])
-    if regime in (None, regimes.WEAK):
-        if epochs is not None:
-            settings["epochs"] = epochs
-        return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer, **settings)
-    # another regime: its changes, the compiled step at the paper profile (the eager one for a
-    # quick smoke run), the regime's length unless given
-    paper = profile == "paper"
-    return regimes.configure(
-        regime, seed, recipe, optimizer,
-        epochs if epochs is not None else regimes.SECOND_EPOCHS if paper else settings["epochs"],
-        step=regimes.STEP if paper else "eager", task=settings["task"])
+    name: str
+    arms: tuple[tuple[str, str], ...]
+    seeds: tuple[int, ...] = tuple(PAPER_SEEDS)
+    sweep: bool = False
+    derive: Callable[[dict], dict] = derived.nothing
+    page: str = ""
+
+    def __post_init__(self):
+        if not self.page:
+            object.__setattr__(self, "page", self.name)
+
+    def pairs(self, seeds: list[int], profile: Profile = PAPER, regime: Regime = WEAK,
+              epochs: int | None = None) -> list[Pair]:
+        """The (anchored, control) pairs it measures, arm by arm, seed by seed."""
+        return [Pair(run_config(s, recipe, optimizer, profile, regime, epochs),
+                     run_config(s, "control", optimizer, profile, regime, epochs))
+                for recipe, optimizer in self.arms for s in seeds]
+
+    def runs(self, seeds: list[int], profile: Profile = PAPER, regime: Regime = WEAK,
+             epochs: int | None = None) -> list[RunConfig]:
+        """Every distinct run it reads, in a stable order."""
+        return runs_of(self.pairs(seeds, profile, regime, epochs))
+
+    def paper_set(self, seeds: list[int], profile: Profile, epochs: int | None = None) -> bool:
+        """Whether these are its paper set, the runs its committed tables hold: its default seeds
+        (in order) at the paper profile, with the same runs as at the profile's own epochs in
+        every regime of the report."""
+        if tuple(seeds) != self.seeds or profile != PAPER:
+            return False
+        return epochs is None or all(self.runs(seeds, profile, r, epochs)
+                                     == self.runs(seeds, profile, r) for r in REPORT)
 
 
-def study_pairs(study: str, seeds, profile: str = "paper", epochs: int | None = None,
-                regime: str | None = None) -> list[Pair]:
-    """The (anchored, control) pairs a study measures; the control study pairs each control with
-    itself (it has no anchored run)."""
-    check_choice("study", study, STUDIES)
-    seeds = check_seeds(seeds)
-    cfg = lambda s, r, o: run_config(s, r, o, profile, epochs, regime)  # noqa: E731
-    if study == "control":
-        return [Pair(cfg(s, "control", "adam"), cfg(s, "control", "adam")) for s in seeds]
-    if study == "split-anti-seeds":
-        return [Pair(cfg(s, r, "adam"), cfg(s, "control", "adam"))
-                for r in ("split-anti", "falloff") for s in seeds]
-    if study == "rotated-basis":
-        return [Pair(cfg(s, "falloff", o), cfg(s, "control", o))
-                for o in ("rotated", "adam") for s in seeds]
-    # reference-baseline (every coordinate axis swept) and the loss-rate screen (many seeds)
-    return [Pair(cfg(s, "falloff", "adam"), cfg(s, "control", "adam")) for s in seeds]
+STUDIES: dict[str, Study] = {s.name: s for s in (
+    Study("control", (("control", "adam"),)),
+    Study("split-anti-seeds", (("split-anti", "adam"), ("falloff", "adam"))),
+    Study("rotated-basis", (("falloff", "rotated"), ("falloff", "adam")), sweep=True,
+          derive=derived.rotated_tables),
+    # every coordinate axis swept on the stored plain-Adam runs
+    Study("reference-baseline", (("falloff", "adam"),), sweep=True, derive=derived.spikes_tables),
+    # many seeds, for the loss rate
+    Study("loss-rate-screen", (("falloff", "adam"),), tuple(SCREEN_SEEDS), derive=derived.rate_tables),
+)}
 
 
-def study_runs(study: str, seeds, profile: str = "paper", epochs: int | None = None,
-               regime: str | None = None) -> list[RunConfig]:
-    """Every distinct run the study reads, in a stable order."""
+def study(name) -> Study:
+    """The study of this name (a ``Study`` is returned as it is); an unknown name is a
+    ``ParameterError`` naming the parameter."""
+    if isinstance(name, Study):
+        return name
+    return STUDIES[check_choice("study", name, tuple(STUDIES))]
+
+
+def run_config(seed: int, recipe: str, optimizer: str, profile: Profile = PAPER,
+               regime: Regime = WEAK, epochs: int | None = None) -> RunConfig:
+    """The run of a study at a profile, in a regime (the weak-basis regime's runs keep their
+    published hashes): the profile's task, and its length and step where it sets them, else the
+    regime's; ``epochs`` overrides both."""
+    length = epochs if epochs is not None else profile.epochs
+    return regime.configure(seed, recipe, optimizer, length, profile.step, profile.task)
+
+
+def runs_of(pairs: list[Pair]) -> list[RunConfig]:
+    """Every distinct run of these pairs, in order."""
     out: dict[str, RunConfig] = {}
-    for p in study_pairs(study, seeds, profile, epochs, regime):
+    for p in pairs:
         out.setdefault(p.anchored.hash, p.anchored)
         out.setdefault(p.control.hash, p.control)
     return list(out.values())
 
 
+def study_runs(name, seeds, profile="paper", epochs: int | None = None, regime=WEAK
+               ) -> list[RunConfig]:
+    """Every distinct run of a study, by name (an entry point: every argument checked)."""
+    return study(name).runs(check_seeds(seeds), resolve_profile(profile),
+                            resolve_regime(regime), epochs)
+
+
+def study_pairs(name, seeds, profile="paper", epochs: int | None = None, regime=WEAK
+                ) -> list[Pair]:
+    """The pairs of a study, by name (an entry point: every argument checked)."""
+    return study(name).pairs(check_seeds(seeds), resolve_profile(profile),
+                             resolve_regime(regime), epochs)
+
+
 # ---------------------------------------------------------------------- executing a study
-SWEEPS = {"control": False, "split-anti-seeds": False, "rotated-basis": True,
-          "reference-baseline": True, "loss-rate-screen": False}
+def run_study(name, seeds, profile="paper", epochs: int | None = None, reports_dir=None,
+              store=None, device: str = "cpu", progress: bool = True, reuse: bool = False,
+              scheduler: str | None = None, regime=WEAK, publish: bool = False
+              ) -> dict[str, pd.DataFrame]:
+    """Train (or load) a study's runs, measure every pair, and write its tables (an entry point:
+    the study, seeds, profile and regime are checked here, then ``compute_study``)."""
+    return compute_study(study(name), check_seeds(seeds), resolve_profile(profile),
+                         resolve_regime(regime), epochs, reports_dir, store, device, progress,
+                         reuse, scheduler, publish)
 
 
-def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = None,
-              reports_dir=None, store=None, device: str = "cpu", progress: bool = True,
-              reuse: bool = False, scheduler: str | None = None, regime: str | None = None,
-              publish: bool = False) -> dict[str, pd.DataFrame]:
+def compute_study(s: Study, seeds: list[int], profile: Profile, regime: Regime,
+                  epochs: int | None = None, reports_dir=None, store=None, device: str = "cpu",
+                  progress: bool = True, reuse: bool = False, scheduler: str | None = None,
+                  publish: bool = False) -> dict[str, pd.DataFrame]:
     """Train (or load) a study's runs, measure every pair, and write its tables atomically to
-    ``reports_dir/<study>/`` (Parquet, with CSV beside) with ``provenance.json``; in a ``regime``
-    other than the weak basis, to ``reports_dir/<regime>/<study>/``.
+    ``regime.reports(reports_dir)/<study>/`` (Parquet, with CSV beside) with ``provenance.json``.
 
     The work runs through ``anchorkit.executor`` on ``scheduler`` (None: ``$ANCHORKIT_SCHEDULER``,
     else a LocalCluster of one single-thread worker per core; "in-process": no Dask); the tables
@@ -99,123 +156,83 @@ def run_study(study: str, seeds, profile: str = "paper", epochs: int | None = No
     (nothing is trained or measured, and the provenance is left as it was). The committed
     ``reports/`` is written only with ``publish`` (``provenance.write_study``).
     """
-    import time
-    from pathlib import Path
-
-    from anchorkit.executor import execute
-    from anchorkit.pipeline import study_graph
-    from anchorkit.store import RunStore
-
     t0 = time.perf_counter()
     source = source_state()
-    seeds = check_seeds(seeds)
-    pairs = study_pairs(study, seeds, profile, epochs, regime)
-    runs = study_runs(study, seeds, profile, epochs, regime)
-    if reports_dir is not None:
-        from anchorkit.regimes import reports_path
-        reports_dir = reports_path(reports_dir, regime)
-    if reuse and reports_dir is not None and written_for(Path(reports_dir) / study, study, seeds,
-                                                         profile, runs):
-        return read_tables(Path(reports_dir) / study)
+    pairs = s.pairs(seeds, profile, regime, epochs)
+    runs = runs_of(pairs)
+    where = regime.reports(reports_dir) / s.name if reports_dir is not None else None
+    if reuse and where is not None and written_for(where, s.name, seeds, profile.name, runs):
+        return read_tables(where)
     store = store if store is not None else RunStore()
-    graph = study_graph(runs, pairs, SWEEPS[study], store, device=device)
-    measured_pairs = execute(graph, scheduler, progress, desc=study)
+    graph = study_graph(runs, pairs, s.sweep, store, device=device)
+    measured_pairs = execute(graph, scheduler, progress, desc=s.name)
     tables: dict[str, list[pd.DataFrame]] = {}
     for key in graph.outputs:
-        for name, df in measured_pairs[key].items():
-            tables.setdefault(name, []).append(df)
-    out = {name: pd.concat(dfs, ignore_index=True) for name, dfs in tables.items()}
+        for table, df in measured_pairs[key].items():
+            tables.setdefault(table, []).append(df)
+    out = {table: pd.concat(dfs, ignore_index=True) for table, dfs in tables.items()}
     out["trajectories"] = pd.concat([store.load_trajectory(c) for c in runs], ignore_index=True)
-    out.update(derived_tables(study, out))
-    if reports_dir is not None:
-        write_study(Path(reports_dir) / study, out, study, seeds, profile, runs,
-                    time.perf_counter() - t0, source, regime, publish=publish)
+    out.update(s.derive(out))
+    if where is not None:
+        write_study(where, out, s.name, seeds, profile.name, runs, time.perf_counter() - t0,
+                    source, None if regime == WEAK else regime.name, publish=publish)
     return out
 
 
-def paper_set(study: str, seeds, profile: str, epochs: int | None = None) -> bool:
-    """Whether these are the study's paper set, the runs its committed tables hold: its default
-    seeds (in order) at the paper profile, with the same runs as at the profile's own epochs in
-    every regime of the report."""
-    from anchorkit.regimes import REPORT
-
-    if list(seeds) != DEFAULT_SEEDS[study] or profile != "paper":
-        return False
-    return epochs is None or all(study_runs(study, seeds, profile, epochs, r)
-                                 == study_runs(study, seeds, profile, None, r) for r in REPORT)
+def written_regimes(s: Study, seeds: list[int], profile: Profile, epochs: int | None,
+                    reports_dir, shown: list[Regime]) -> bool:
+    """Whether ``reports_dir`` holds these runs' tables in every regime ``shown`` (checked: a
+    folder that does not verify is an error)."""
+    return all(written_for(r.reports(reports_dir) / s.name, s.name, seeds, profile.name,
+                           s.runs(seeds, profile, r, epochs)) for r in shown)
 
 
-def written_regimes(study: str, seeds, profile: str, epochs: int | None, reports_dir,
-                    regimes=None) -> bool:
-    """Whether ``reports_dir`` holds these runs' tables in every regime the page would show
-    (checked: a folder that does not verify is an error)."""
-    from anchorkit.regimes import reports_path
-
-    return all(written_for(reports_path(reports_dir, r) / study, study, seeds, profile,
-                           study_runs(study, seeds, profile, epochs, r))
-               for r in shown_regimes(study, seeds, profile, epochs, reports_dir, regimes))
-
-
-def shown_regimes(study: str, seeds, profile: str = "paper", epochs: int | None = None,
-                  reports_dir=None, regimes=None) -> list[str]:
+def shown_regimes(s: Study, seeds: list[int], profile: Profile = PAPER,
+                  epochs: int | None = None, reports_dir=None, regimes=None) -> list[Regime]:
     """The regimes a study's page shows, the weak-basis regime first: with ``regimes`` None, every
     regime of the report (``regimes.REPORT``) whose tables for these runs are written under
     ``reports_dir`` (the weak-basis one always, computing it if need be); else those named (a
-    named regime without tables is computed)."""
-    from pathlib import Path
-
-    from anchorkit import regimes as catalogue
-
+    named regime without tables is computed; names are checked here)."""
     if regimes is None:
-        out = [catalogue.WEAK]
-        for r in catalogue.REPORT[1:]:
-            where = catalogue.reports_path(reports_dir, r) / study if reports_dir is not None else None
-            if where is not None and written_for(Path(where), study, check_seeds(seeds), profile,
-                                                 study_runs(study, seeds, profile, epochs, r)):
-                out.append(r)
-        return out
-    if isinstance(regimes, str) or not list(regimes):
+        return [WEAK] + [r for r in REPORT[1:] if reports_dir is not None and written_for(
+            r.reports(reports_dir) / s.name, s.name, seeds, profile.name,
+            s.runs(seeds, profile, r, epochs))]
+    if isinstance(regimes, (str, Regime)) or not list(regimes):
         raise ParameterError("regimes", regimes, "expected a list of regime names, or None")
-    named = [catalogue.check_regime(r) for r in regimes]
-    return [catalogue.WEAK] + [r for r in dict.fromkeys(named) if r != catalogue.WEAK]
+    named = [resolve_regime(r) for r in regimes]
+    return [WEAK] + [r for r in dict.fromkeys(named) if r != WEAK]
 
 
 # ---------------------------------------------------------------------- the essay's measurements
 ESSAY = "geometry-of-anchors"
-ESSAY_STUDIES = ("control", "split-anti-seeds", "rotated-basis", "reference-baseline")
+ESSAY_STUDIES = tuple(STUDIES[s] for s in ("control", "split-anti-seeds", "rotated-basis",
+                                           "reference-baseline"))
 
 
-def essay_runs(seeds, profile: str = "paper", epochs: int | None = None, store=None
+def essay_runs(seeds, profile="paper", epochs: int | None = None, store=None
                ) -> list[RunConfig]:
     """Every finished run of the paper's studies at these seeds (the essay measures what is
     stored; it trains nothing)."""
-    from anchorkit.store import RunStore
-
     store = store if store is not None else RunStore()
+    seeds, profile = check_seeds(seeds), resolve_profile(profile)
     out: dict[str, RunConfig] = {}
     for s in ESSAY_STUDIES:
-        for c in study_runs(s, seeds, profile, epochs):
+        for c in s.runs(seeds, profile, WEAK, epochs):
             if store.has_final(c):
                 out.setdefault(c.hash, c)
     return list(out.values())
 
 
-def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, reports_dir=None,
+def run_geometry(seeds, profile="paper", epochs: int | None = None, reports_dir=None,
                  store=None, device: str = "cpu", progress: bool = True, reuse: bool = False,
                  publish: bool = False) -> dict[str, pd.DataFrame]:
-    """The essay's measurements (the essay's page, notebooks/geometry-of-anchors.ipynb) on every stored run at these seeds, initial and final
-    weights (and at the snapshots the store keeps of them): ``heads`` (per head and stage) and
-    ``layers`` (per layer and measure, W_OV and W_QK), written to
-    ``reports_dir/geometry-of-anchors/`` with ``provenance.json``."""
-    import time
-    from pathlib import Path
-
-    from anchorkit import geometry
-    from anchorkit.store import RunStore
-
+    """The essay's measurements (the essay's page, notebooks/geometry-of-anchors.ipynb) on every
+    stored run at these seeds, initial and final weights (and at the snapshots the store keeps of
+    them): ``heads`` (per head and stage) and ``layers`` (per layer and measure, W_OV and W_QK),
+    written to ``reports_dir/geometry-of-anchors/`` with ``provenance.json``."""
     t0 = time.perf_counter()
     source = source_state()
-    seeds = check_seeds(seeds)
+    seeds, profile = check_seeds(seeds), resolve_profile(profile).name
     store = store if store is not None else RunStore()
     runs = essay_runs(seeds, profile, epochs, store)
     if not runs:
@@ -226,7 +243,6 @@ def run_geometry(seeds, profile: str = "paper", epochs: int | None = None, repor
     trained = train(runs, store, device=device, progress=False)  # all finished: loads them
     iterator = trained
     if progress:
-        from tqdm.std import tqdm
         iterator = tqdm(trained, desc="measuring heads")
     # the snapshots between start and end (epoch 0 is the initial weights, already loaded)
     heads = pd.concat([geometry.head_table([r], device=device, snapshots={

@@ -11,12 +11,17 @@ onto e₁ (a coordinate axis in both trainings) is expected to break it for fall
 
 from __future__ import annotations
 
+import pandas as pd
 import torch
+from tqdm.std import tqdm
 
 from anchorkit.config import RunConfig
+from anchorkit.diagnosis import MIRROR_TOL
 from anchorkit.model import Transformer, haar_rotation, residual_axis
 from anchorkit.optim import BasisAdam
+from anchorkit.profiles import PAPER
 from anchorkit.recipes import recipe
+from anchorkit.studies import run_config
 from anchorkit.task import epoch_batches, positions
 from anchorkit.train import data_seed, initial_state, learning_rate, step_loss
 
@@ -78,22 +83,16 @@ def mirror_gap(cfg: RunConfig, steps: int) -> float:
     return max(float((rotated_adam[k] - back[k]).abs().max()) for k in rotated_adam)
 
 
-def mirror_table(regime: str, seeds, steps: int, progress: bool = True):
+def mirror_table(regime, seeds, steps: int, progress: bool = True):
     """The check for every seed and recipe (control, falloff) of a report regime's paper runs:
     one row each with the largest |Δ weight| after ``steps`` steps and whether it is within
     ``diagnosis.MIRROR_TOL`` (equal step for step)."""
-    import pandas as pd
-    from tqdm.std import tqdm
-
-    from anchorkit.diagnosis import MIRROR_TOL
-    from anchorkit.studies import run_config
-
     rows = []
     todo = [(s, r) for s in seeds for r in ("control", "falloff")]
-    for seed, rec in tqdm(todo, desc=f"mirror check ({regime})", disable=not progress):
-        cfg = run_config(seed, rec, "rotated", "paper", regime=regime)
+    for seed, rec in tqdm(todo, desc=f"mirror check ({regime.name})", disable=not progress):
+        cfg = run_config(seed, rec, "rotated", PAPER, regime)
         gap = mirror_gap(cfg, steps)
-        rows.append({"regime": regime, "seed": seed, "recipe": rec, "steps": steps,
+        rows.append({"regime": regime.name, "seed": seed, "recipe": rec, "steps": steps,
                      "largest_gap": gap, "equal": gap <= MIRROR_TOL})
     return pd.DataFrame(rows)
 

@@ -14,13 +14,20 @@ criteria of the weak-basis regime are shown beside each run, not applied as a ga
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pandas as pd
 
 from anchorkit import criteria, regimes, scout
+from anchorkit.executor import execute
+from anchorkit.formatting import and_list, captioned
 from anchorkit.measure import KEPT_THRESHOLD
+from anchorkit.provenance import source_state, write_study
+from anchorkit.store import RunStore
 from anchorkit.task import OPS
 
-REGIME = regimes.SECOND
+REGIME = regimes.SECOND.name
 SEEDS = scout.SEEDS
 RUNS = {regimes.SECOND_EPOCHS: (400, 800, 1600), 800: (800,)}  # run length → epochs measured
 SHORT = 800  # the cheaper length
@@ -96,13 +103,6 @@ def run_viability(reports_dir=None, store=None, scheduler: str | None = None,
     """Train what is missing, measure, decide; write ``premise``, ``anchors`` and ``decision``
     to ``reports_dir/<regime>/viability/`` with provenance (the committed ``reports/`` only with
     ``publish``)."""
-    import time
-    from pathlib import Path
-
-    from anchorkit.executor import execute
-    from anchorkit.store import RunStore
-    from anchorkit.provenance import source_state, write_study
-
     t0, source = time.perf_counter(), source_state()
     store = store if store is not None else RunStore()
     premise_rows, anchor_rows = [], []
@@ -120,7 +120,7 @@ def run_viability(reports_dir=None, store=None, scheduler: str | None = None,
     tables = {"premise": premise, "anchors": anchors,
               "decision": pd.DataFrame([decide(anchors, premise)])}
     if reports_dir is not None:
-        where = regimes.reports_path(reports_dir, REGIME) / "viability"
+        where = regimes.SECOND.reports(reports_dir) / "viability"
         write_study(Path(where), tables, "viability", list(SEEDS), profile, viability_runs(profile),
                     time.perf_counter() - t0, source, REGIME, publish=publish)
     return tables
@@ -166,8 +166,6 @@ def anchor_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
 def findings_text(tables: dict[str, pd.DataFrame]) -> str:
     """What the check shows beyond its decision, from its tables at the regime's length: plain
     Adam's falloff runs (reported, not a condition) and the controls' premise, per seed."""
-    from anchorkit.formatting import and_list
-
     L = regimes.SECOND_EPOCHS
     a, p = tables["anchors"], tables["premise"]
     a = a[(a.run_epochs == L) & (a.epochs == L)].sort_values("seed")
@@ -198,8 +196,6 @@ def findings_text(tables: dict[str, pd.DataFrame]) -> str:
 
 def anchor_page_table(tables: dict[str, pd.DataFrame]):
     """``anchor_table`` as a reader's table, with its caption."""
-    from anchorkit.formatting import captioned
-
     t = anchor_table(tables)
     return captioned(t, {c: c for c in t.columns},
                      "Falloff against its control in the second regime at the calibration seeds, at the "

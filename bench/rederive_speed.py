@@ -20,8 +20,7 @@ from anchorkit.config import check_choice
 from anchorkit.executor import IN_PROCESS
 from anchorkit.pipeline import study_graph
 from anchorkit.store import RunStore
-from anchorkit.studies import (DEFAULT_SEEDS, PAPER_SEEDS, STUDIES, SWEEPS, run_study,
-                               study_pairs, study_runs)
+from anchorkit.studies import PAPER_SEEDS, STUDIES, run_study, study_pairs, study_runs
 
 
 def main(argv=None):
@@ -31,13 +30,13 @@ def main(argv=None):
     p.add_argument("--scheduler", default=IN_PROCESS,
                    help="where the pairs are measured (default: in this process)")
     args = p.parse_args(argv)
-    args.studies = [check_choice("study", s, STUDIES) for s in args.studies] or [
-        s for s in STUDIES if DEFAULT_SEEDS[s] == PAPER_SEEDS]
+    args.studies = [check_choice("study", s, tuple(STUDIES)) for s in args.studies] or [
+        s for s in STUDIES if list(STUDIES[s].seeds) == PAPER_SEEDS]
     torch.set_num_threads(args.threads)
     store = RunStore()
     for study in args.studies:  # a definition-only change must not need one edited forward
-        seeds = DEFAULT_SEEDS[study]
-        graph = study_graph(study_runs(study, seeds), study_pairs(study, seeds), SWEEPS[study],
+        seeds = list(STUDIES[study].seeds)
+        graph = study_graph(study_runs(study, seeds), study_pairs(study, seeds), STUDIES[study].sweep,
                             store)
         missing = [k for k in graph.tasks if k not in graph.outputs]
         if missing:
@@ -47,7 +46,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         for study in args.studies:
             t0 = time.perf_counter()
-            run_study(study, DEFAULT_SEEDS[study], "paper", reports_dir=tmp, store=store,
+            run_study(study, STUDIES[study].seeds, "paper", reports_dir=tmp, store=store,
                       progress=False, scheduler=args.scheduler)
             dt = time.perf_counter() - t0
             total += dt

@@ -34,7 +34,8 @@ import papermill as pm
 
 from anchorkit import scout
 from anchorkit.provenance import written_for
-from anchorkit.studies import DEFAULT_SEEDS, ESSAY, PAPER_SEEDS, STUDIES, essay_runs, study_runs
+from anchorkit.regimes import REPORT, regime as resolve_regime
+from anchorkit.studies import ESSAY, PAPER_SEEDS, STUDIES, essay_runs, study_runs
 
 PAGES_ONLY = ("diagnosis", "reproduction-ledger", "reproducibility")  # pages that execute like a study but train nothing
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +50,7 @@ def computed(study: str) -> bool:
     if study == ESSAY:  # the essay measures every stored run
         return written_for(ROOT / "reports" / ESSAY, ESSAY, PAPER_SEEDS, "paper",
                            essay_runs(PAPER_SEEDS))
-    seeds = DEFAULT_SEEDS[study]
+    seeds = list(STUDIES[study].seeds)
     return written_for(ROOT / "reports" / study, study, seeds, "paper",
                        study_runs(study, seeds, "paper"))
 
@@ -118,16 +119,15 @@ def execute(args: list[str]) -> None:
         i = args.index("--regime")
         if i + 1 >= len(args) or not compute:
             raise SystemExit("--regime R: name one regime, with --compute")
-        from anchorkit.regimes import REPORT, WEAK, check_regime
-
-        regime = args.pop(i + 1)
+        name = args.pop(i + 1)
         args.pop(i)
         try:
-            check_regime(regime)
+            regime = resolve_regime(name)
         except ValueError as e:
             raise SystemExit(f"--regime: {e}") from None
         if regime not in REPORT:
-            raise SystemExit(f"--regime: the report's studies run in {', '.join(REPORT)}")
+            raise SystemExit("--regime: the report's studies run in "
+                             + ", ".join(r.name for r in REPORT))
     names = list(STUDIES) + [ESSAY, scout.SCOUT] + list(PAGES_ONLY)
     if compute and not args:
         raise SystemExit("--compute: name the studies to compute (it retrains what is not stored)")
@@ -143,9 +143,9 @@ def execute(args: list[str]) -> None:
             if study not in STUDIES:
                 raise SystemExit(f"--regime: {study} is not a study of runs ({', '.join(STUDIES)})")
             t = time.perf_counter()
-            run_study(study, DEFAULT_SEEDS[study], "paper", reports_dir=ROOT / "reports",
-                      regime=None if regime == WEAK else regime, publish=True)
-            print(f"{study}: computed in the {regime} regime in {time.perf_counter() - t:.0f} s")
+            run_study(study, STUDIES[study].seeds, "paper", reports_dir=ROOT / "reports",
+                      regime=regime, publish=True)
+            print(f"{study}: computed in the {regime.name} regime in {time.perf_counter() - t:.0f} s")
         compute = False  # the pages then read every regime's tables
     for study in studies:
         t = time.perf_counter()

@@ -22,8 +22,8 @@ from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, nargs="+", default=PAPER_SEEDS)
-    p.add_argument("--studies", nargs="+", choices=STUDIES, default=list(STUDIES))
-    p.add_argument("--regime", choices=tuple(REGIMES), default=WEAK)
+    p.add_argument("--studies", nargs="+", choices=tuple(STUDIES), default=list(STUDIES))
+    p.add_argument("--regime", choices=tuple(REGIMES), default=WEAK.name)
     p.add_argument("--finished-only", action="store_true")
     args = p.parse_args(argv)
     try:
@@ -45,7 +45,7 @@ def main(argv=None):
     f = PUBLISHED / "index.parquet"
     old = pd.read_parquet(f) if f.exists() else new.iloc[:0]
     if "regime" not in old:
-        old = old.assign(regime=WEAK)  # published before regimes were named: the weak basis
+        old = old.assign(regime=WEAK.name)  # published before regimes were named: the weak basis
     index = (pd.concat([old, new], ignore_index=True).drop_duplicates("hash", keep="last")
              .sort_values(["regime", "run"], kind="stable"))
     write_table(f, index, csv=True, verified=False)

@@ -55,7 +55,7 @@ def compare(published: pd.DataFrame, rerun: pd.DataFrame, tolerance: float = TOL
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--study", choices=STUDIES, default="control")
+    p.add_argument("--study", choices=tuple(STUDIES), default="control")
     p.add_argument("--seeds", type=int, nargs="+", default=[704])
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args(argv)

@@ -28,7 +28,10 @@ import sys
 from pathlib import Path
 
 from anchorkit.config import ParameterError, check_choice, check_seeds
+from anchorkit.profiles import PROFILES
+from anchorkit.regimes import WEAK, regime
 from anchorkit.store import REPO
+from anchorkit.studies import shown_regimes, study
 
 NOTEBOOKS = REPO / "notebooks"
 
@@ -50,52 +53,45 @@ class Rerun:
         import papermill
 
         from anchorkit.executor import check_scheduler
-        from anchorkit.page import check_writable
+        from anchorkit.pages.page import check_writable
         from anchorkit.provenance import scratch_root
-        from anchorkit.regimes import WEAK, check_regime, reports_path
         from anchorkit.store import RunStore
-        from anchorkit.studies import PROFILES, STUDIES
 
-        self.study = check_choice("study", args.study, STUDIES)
+        self.study = study(args.study)
         self.seeds = seeds_of(args.seeds)
-        self.profile = check_choice("--profile", args.profile, tuple(PROFILES))
+        self.profile = PROFILES[check_choice("--profile", args.profile, tuple(PROFILES))]
+        self.regime = regime(args.regime)
         self.scheduler = check_scheduler(args.scheduler)
-        self.notebook = NOTEBOOKS / f"{self.study}.ipynb"
+        self.notebook = NOTEBOOKS / f"{self.study.page}.ipynb"
         # a page that takes ``regimes`` shows them beside the weak basis (side by side)
         self.side_by_side = "regimes" in papermill.inspect_notebook(str(self.notebook))
-        self.regime = check_regime(args.regime) if args.regime is not None else None
-        if self.regime not in (None, WEAK) and not self.side_by_side:
-            raise ParameterError("--regime", args.regime, f"the {self.study} page shows the "
-                                 f"{WEAK} regime only")
+        if self.regime != WEAK and not self.side_by_side:
+            raise ParameterError("--regime", args.regime, f"the {self.study.name} page shows the "
+                                 f"{WEAK.name} regime only")
         self.store = RunStore(args.store)
         self.reports = check_writable("--store", scratch_root(self.store.root))
         self.out = check_writable("--out", Path(args.out).absolute() if args.out else
-                                  reports_path(self.reports, self.regime))
-        self.parameters = {"seeds": self.seeds, "profile": self.profile,
+                                  self.regime.reports(self.reports))
+        self.parameters = {"seeds": self.seeds, "profile": self.profile.name,
                            "reports_dir": str(self.reports), "store_dir": str(self.store.root),
                            "reuse": False, "progress": False}
-        if self.regime not in (None, WEAK):
-            self.parameters["regimes"] = [self.regime]
+        if self.regime != WEAK:
+            self.parameters["regimes"] = [self.regime.name]
 
-    def shown(self) -> list[str]:
+    def shown(self) -> list:
         """The regimes the page will compute, as it decides (``studies.shown_regimes``)."""
-        from anchorkit.regimes import WEAK
-        from anchorkit.studies import shown_regimes
-
         if not self.side_by_side:
             return [WEAK]
         return shown_regimes(self.study, self.seeds, self.profile, None, self.reports,
                              self.parameters.get("regimes"))
 
-    def tables(self, regime: str) -> Path:
-        from anchorkit.regimes import reports_path
-
-        return reports_path(self.reports, regime) / self.study
+    def tables(self, regime) -> Path:
+        return regime.reports(self.reports) / self.study.name
 
 
 def assets() -> None:
     """The book's vendored JavaScript, copied from npm if it is not there yet (before any work)."""
-    from anchorkit.standalone import vendored_scripts
+    from anchorkit.pages.standalone import vendored_scripts
 
     try:
         vendored_scripts()
@@ -140,9 +136,9 @@ def main(argv=None) -> int:
             notebook = execute(rerun, plan)
     except ParameterError as e:
         p.error(str(e))  # one line and exit status 2, before any work
-    from anchorkit.standalone import write
+    from anchorkit.pages.standalone import write
 
-    page = write(notebook, rerun.out / f"{rerun.study}.html")
+    page = write(notebook, rerun.out / f"{rerun.study.name}.html")
     print()
     for regime in shown:
         print(f"tables:   {rerun.tables(regime)}/")
@@ -158,13 +154,13 @@ def execute(rerun: Rerun, plan) -> Path:
 
     from anchorkit.progress import Watch
 
-    out = rerun.out / f"{rerun.study}.ipynb"
+    out = rerun.out / f"{rerun.study.name}.ipynb"
     with Watch(plan.tracks()):
         try:
             papermill.execute_notebook(str(rerun.notebook), str(out), parameters=rerun.parameters,
                                        cwd=str(NOTEBOOKS), progress_bar=False)
         except papermill.PapermillExecutionError as e:
-            sys.exit(f"{rerun.study}: the notebook stopped with {e.ename}: {e.evalue} "
+            sys.exit(f"{rerun.study.name}: the notebook stopped with {e.ename}: {e.evalue} "
                      f"(executed notebook: {out})")
     return out
 

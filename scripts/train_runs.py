@@ -24,7 +24,7 @@ from anchorkit.config import RECIPES, ParameterError, check_choice, check_int, c
 from anchorkit.executor import check_scheduler, execute, training_graph
 from anchorkit.regimes import REGIMES
 from anchorkit.store import RunStore
-from anchorkit.studies import DEFAULT_SEEDS, STUDIES, study_runs
+from anchorkit.studies import STUDIES, study_runs
 
 
 def parse_setting(item: str, fields: dict) -> tuple[str, str, object]:
@@ -83,7 +83,7 @@ def plan(args) -> list[RunConfig]:
             raise ParameterError(
                 "--study", args.study, f"trains the study's own runs at the paper profile; "
                 f"{', '.join(given)} would be ignored (train those runs without --study)")
-        return study_runs(args.study, args.seeds or DEFAULT_SEEDS[args.study], "paper",
+        return study_runs(args.study, args.seeds or STUDIES[args.study].seeds, "paper",
                           regime=args.regime)
     if args.regime is not None:
         raise ParameterError("--regime", args.regime, "applies to a --study's runs; without "
@@ -97,7 +97,7 @@ def plan(args) -> list[RunConfig]:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--study", choices=STUDIES, help="train every run of this study (paper profile)")
+    p.add_argument("--study", choices=tuple(STUDIES), help="train every run of this study (paper profile)")
     p.add_argument("--regime", choices=tuple(REGIMES),
                    help="with --study: the study's runs in this regime (default: weak-basis)")
     p.add_argument("--seeds", type=int, nargs="+")

@@ -5,6 +5,7 @@ import hashlib
 
 import pytest
 
+from anchorkit.profiles import PAPER
 from anchorkit.executor import THREADS, threads
 from anchorkit.answers import ANSWERS_VERSION, predict, answers_key, sweep_answers
 from anchorkit.store import RunStore
@@ -19,7 +20,7 @@ FINGERPRINT = {1: "59cfab67db43ecb58dc9c19f4ad9cd5e9dec298837f5d6a1a3b2ce0f4a9af
 def test_the_answers_of_a_published_run_are_the_ones_the_cache_version_names():
     """A refactor that changes no answer keeps the cache (and this fingerprint); a change to the
     answers fails here until ANSWERS_VERSION is bumped and the new fingerprint recorded."""
-    cfg = run_config(704, "control", "adam", "paper")
+    cfg = run_config(704, "control", "adam", PAPER)
     state = RunStore().load_final(cfg)
     with threads(THREADS):
         base = predict(cfg, state, "base")
@@ -32,7 +33,7 @@ def test_the_answers_of_a_published_run_are_the_ones_the_cache_version_names():
 
 
 def test_the_key_follows_the_weights_and_the_part():
-    cfg = run_config(704, "control", "adam", "paper")
+    cfg = run_config(704, "control", "adam", PAPER)
     state = RunStore().load_final(cfg)
     other = {**state, "W_U": state["W_U"] * 2}
     assert answers_key(cfg, "base", state) == answers_key(cfg, "base", dict(state))

@@ -515,7 +515,7 @@ def test_each_first_screen_is_short_computed_and_free_of_claim_ids_with_a_pictur
     """Report, introduction, essay and ledger open with at most about 120 words before their first
     picture, no table before it; every number and count in that opening is glued (computed),
     and no claim id appears in it."""
-    from anchorkit.screens import CLAIM_ID
+    from anchorkit.pages.screens import CLAIM_ID
 
     p = _FirstScreen()
     p.feed((html / FIRST_SCREENS[name]).read_text())

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anchorkit import charts
+from anchorkit.pages import charts
 
 RUNS = [("falloff-rotated-1", 1, "rotated"), ("falloff-adam-1", 1, "adam"),
         ("falloff-rotated-2", 2, "rotated"), ("falloff-adam-2", 2, "adam")]

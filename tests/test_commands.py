@@ -78,18 +78,18 @@ def test_execute_studies_computes_what_its_regime_flag_names(monkeypatch):
 
     ran, executed = [], []
     monkeypatch.setattr(studies, "run_study",
-                        lambda study, seeds, profile, regime=None, **kw: ran.append((study, regime)))
+                        lambda study, seeds, profile, regime=None, **kw: ran.append((study, regime.name)))
     monkeypatch.setattr(ex.pm, "execute_notebook",
                         lambda src, dst, parameters, **kw: executed.append((Path(src).stem,
                                                                             parameters["reuse"])))
     monkeypatch.setattr(ex, "hide_injected_parameters", lambda path: None)
-    ex.main(["--compute", "--regime", WEAK, "rotated-basis"])
-    assert (ran, executed) == ([("rotated-basis", None)], [("rotated-basis", True)])
+    ex.main(["--compute", "--regime", WEAK.name, "rotated-basis"])
+    assert (ran, executed) == ([("rotated-basis", WEAK.name)], [("rotated-basis", True)])
     ran.clear(), executed.clear()
-    ex.main(["--compute", "--regime", SECOND, "reference-baseline"])
-    assert (ran, executed) == ([("reference-baseline", SECOND)], [("reference-baseline", True)])
+    ex.main(["--compute", "--regime", SECOND.name, "reference-baseline"])
+    assert (ran, executed) == ([("reference-baseline", SECOND.name)], [("reference-baseline", True)])
     ran.clear(), executed.clear()
     ex.main(["--compute", "rotated-basis"])
     assert (ran, executed) == ([], [("rotated-basis", False)])
     with pytest.raises(SystemExit, match="--regime R: name one regime, with --compute"):
-        ex.main(["--regime", SECOND, "rotated-basis"])
+        ex.main(["--regime", SECOND.name, "rotated-basis"])

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import anchorkit.store as store_mod
+from anchorkit.regimes import WEAK
 from anchorkit.config import ParameterError, TrainConfig, check_flag, check_seeds
 from anchorkit.provenance import UnpublishedWrite, check_manifest, clean_stale, write_study
 from anchorkit.store import DIGEST, PUBLISHED, REPO, RunStore, StoreError, remedy
@@ -68,7 +69,7 @@ def test_write_study_refuses_the_committed_folder_unless_published():
 
 
 def test_a_page_writes_the_committed_tables_only_for_the_paper_set_or_when_forced(tmp_path):
-    from anchorkit.page import REPORTS as PAGE_REPORTS, tables_home
+    from anchorkit.pages.page import REPORTS as PAGE_REPORTS, tables_home
 
     scratch = tmp_path / "store"
     never = lambda root: pytest.fail("publishing does not read the tables first")  # noqa: E731
@@ -89,7 +90,7 @@ def test_a_page_writes_the_committed_tables_only_for_the_paper_set_or_when_force
 
 
 def test_an_unwritable_folder_is_named_before_any_work(tmp_path):
-    from anchorkit.page import study_page
+    from anchorkit.pages.page import study_page
 
     blocked = tmp_path / "a-file"
     blocked.write_text("")
@@ -115,15 +116,15 @@ READERS = {
     "ledger": ("rotated-basis", "results",
                lambda r: __import__("anchorkit.ledger", fromlist=["x"]).regimes_ledger(r)),
     "report-page later figure": ("reference-baseline", "results", lambda r: __import__(
-        "anchorkit.report_page", fromlist=["x"]).later_figures(r, {"weak-basis": {}})),
+        "anchorkit.pages.report_page", fromlist=["x"]).later_figures(r, {WEAK: {}})),
     "report-page screen scope": ("loss-rate-screen", "rate", lambda r: __import__(
-        "anchorkit.report_page", fromlist=["x"]).screen_scope(r)),
+        "anchorkit.pages.report_page", fromlist=["x"]).screen_scope(r)),
     "report-page scout": ("optimizer-scout", "premise", lambda r: __import__(
-        "anchorkit.report_page", fromlist=["x"]).scout_text(r)),
+        "anchorkit.pages.report_page", fromlist=["x"]).scout_text(r)),
     "provenance table": ("split-anti-seeds", "dose", lambda r: __import__(
-        "anchorkit.supporting", fromlist=["x"]).provenance_table(r)),
+        "anchorkit.pages.supporting", fromlist=["x"]).provenance_table(r)),
     "re-run summaries": ("rerun/amd-epyc", "comparison", lambda r: __import__(
-        "anchorkit.supporting", fromlist=["x"]).rerun_summaries(r)),
+        "anchorkit.pages.supporting", fromlist=["x"]).rerun_summaries(r)),
 }
 
 
@@ -252,12 +253,12 @@ def test_anything_else_is_not_a_flag(value):
 
 def test_reuse_false_as_a_string_recomputes(tmp_path, monkeypatch):
     """papermill's ``-p reuse false`` arrives as the string "false": the page recomputes."""
-    import anchorkit.studies as studies
-    from anchorkit.page import study_page
+    import anchorkit.pages.page as page
+    from anchorkit.pages.page import study_page
 
     calls = []
-    real = studies.run_study
-    monkeypatch.setattr(studies, "run_study", lambda *a, **k: calls.append(k["reuse"]) or real(*a, **k))
+    real = page.compute_study
+    monkeypatch.setattr(page, "compute_study", lambda *a, **k: calls.append(k["reuse"]) or real(*a, **k))
     kw = dict(profile="quick", reports_dir=tmp_path / "r", store_dir=tmp_path / "s", progress="no")
     study_page("control", [2], **kw)
     first = (tmp_path / "r" / "control" / "provenance.json").read_bytes()

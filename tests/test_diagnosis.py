@@ -3,8 +3,10 @@ parts land in one folder per regime, each part's tables kept beside the others'.
 
 import pandas as pd
 
+from anchorkit.profiles import PAPER
 from anchorkit import diagnosis
 from anchorkit.diagnosis_study import write_part
+from anchorkit.regimes import WEAK
 from anchorkit.provenance import read_study
 from anchorkit.studies import run_config
 
@@ -19,15 +21,15 @@ def test_every_prediction_has_its_statement_and_a_rule_that_names_its_threshold(
 
 
 def test_a_part_written_again_replaces_its_own_tables_and_keeps_the_others(tmp_path):
-    runs = [run_config(704, "control", "rotated", "paper")]
+    runs = [run_config(704, "control", "rotated", PAPER)]
     src = {"commit": "abc", "dirty": False}
     one = pd.DataFrame({"x": [1.0]})
-    write_part(tmp_path, "weak-basis", "mirror", {"mirror": one}, runs, 1.0, src)
-    write_part(tmp_path, "weak-basis", "overlap", {"overlap": one, "relation": one}, runs, 2.0, src)
+    write_part(tmp_path, WEAK, "mirror", {"mirror": one}, runs, 1.0, src)
+    write_part(tmp_path, WEAK, "overlap", {"overlap": one, "relation": one}, runs, 2.0, src)
     prov, tables = read_study(tmp_path / "diagnosis")
     assert set(tables) == {"mirror", "overlap", "relation"}
     assert set(prov["parts"]) == {"mirror", "overlap"}
-    write_part(tmp_path, "weak-basis", "overlap", {"overlap": one * 2}, runs, 3.0, src)
+    write_part(tmp_path, WEAK, "overlap", {"overlap": one * 2}, runs, 3.0, src)
     prov, tables = read_study(tmp_path / "diagnosis")
     assert set(tables) == {"mirror", "overlap"}  # the part's old table is gone with it
     assert float(tables["overlap"].x.iloc[0]) == 2.0 and prov["parts"]["overlap"]["wall_seconds"] == 3.0

@@ -9,11 +9,11 @@ import re
 import pandas as pd
 import pytest
 
-from anchorkit import diagnosis_charts as dc
-from anchorkit import diagnosis_page as dp
-from anchorkit import report_page
-from anchorkit.page import REPORTS
-from anchorkit.regimes import REPORT, title
+from anchorkit.pages import diagnosis_charts as dc
+from anchorkit.pages import diagnosis_page as dp
+from anchorkit.pages import report_page
+from anchorkit.pages.page import REPORTS
+from anchorkit.regimes import REPORT
 from anchorkit.store import RunStore
 from anchorkit.studies import PAPER_SEEDS, study_runs
 
@@ -26,8 +26,10 @@ def no_weights(monkeypatch):
     def refuse(*a, **k):
         raise AssertionError("a page computed something from weights")
     monkeypatch.setattr(RunStore, "load_final", refuse)
+    import anchorkit.directions
     import anchorkit.train
     monkeypatch.setattr(anchorkit.train, "load_model", refuse)
+    monkeypatch.setattr(anchorkit.directions, "load_model", refuse)  # where a page would load
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +47,7 @@ def test_the_page_computes_everything_from_committed_tables(tables, no_weights):
               dc.overlap_chart(tables), dc.overlap_chart(tables, "control_other_ops")]
     assert all(c.to_dict() for c in charts)
     summary = dp.summary_table(tables)
-    assert list(summary.columns[2:]) == [title(r) for r in REPORT]
+    assert list(summary.columns[2:]) == [r.title for r in REPORT]
     assert summary.notna().all().all() and (summary != "").all().all()
 
 
@@ -71,7 +73,7 @@ def test_the_first_screen_is_short_plain_and_computed(tables):
     assert len(text.split()) <= 120
     assert not CLAIM_ID.search(text)
     d = dp.dissociation(tables)
-    second = d[d.regime == title(REPORT[1])]
+    second = d[d.regime == REPORT[1].title]
     assert dp.summary(second.raw_removal) in text  # the figure beside it, as the chart shows it
 
 
@@ -97,7 +99,7 @@ def test_the_probe_tables_cover_every_run_and_slice(tables):
 
 def test_the_cross_cpu_sentence_reads_the_rerun_record_that_moved_most():
     from anchorkit.provenance import read_study
-    from anchorkit.supporting import cross_cpu_text
+    from anchorkit.pages.supporting import cross_cpu_text
 
     moved = [(int((~t["comparison"].within_tolerance).sum()), len(t["comparison"]))
              for t in (read_study(f.parent)[1] for f in REPORTS.glob("rerun/*/provenance.json"))]
@@ -108,7 +110,7 @@ def test_the_cross_cpu_sentence_reads_the_rerun_record_that_moved_most():
 
 
 def test_the_scout_grid_marks_the_adopted_regime():
-    from anchorkit import charts
+    from anchorkit.pages import charts
 
     levels = pd.DataFrame([{"regime": r, "epochs": 400, "seed": s, "level": "none"}
                            for r in ("a", "b") for s in (1, 2)])

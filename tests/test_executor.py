@@ -95,11 +95,12 @@ def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):
 
     from anchorkit.measure import edited_predictions
     from anchorkit.answers import sweep_answers, sweep_directions
+    from anchorkit.profiles import QUICK
     from anchorkit.studies import run_config
     from anchorkit.task import probe_set
     from anchorkit.train import initial_state, load_model
 
-    cfg = run_config(3, "control", "adam", "quick", epochs=1)
+    cfg = run_config(3, "control", "adam", QUICK, epochs=1)
     state = initial_state(cfg)
     whole = sweep_answers(cfg, state, 50, 90)  # axes, then rotated axes from index 63
     parts = [sweep_answers(cfg, state, a, b) for a, b in ((50, 63), (63, 64), (64, 90))]

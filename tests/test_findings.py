@@ -31,7 +31,7 @@ ALL = [True] * 8
 
 
 def test_the_report_answers_follow_the_tables():
-    from anchorkit.findings import report_answers
+    from anchorkit.pages.findings import report_answers
 
     seeds = range(8)
     results = pd.DataFrame([{"optimizer": o, "seed": s, "kept": True, "net_removal": 0.8,
@@ -62,7 +62,7 @@ def test_the_report_answers_follow_the_tables():
 
 
 def test_e1_gives_every_verdict_where_the_premise_forms():
-    from anchorkit.findings import report_answers
+    from anchorkit.pages.findings import report_answers
 
     def e1(rot, plain):
         return report_answers(_results(rot, plain), ALIGNMENT, PREMISE_FORMS)["e1"]
@@ -82,7 +82,7 @@ def test_e1_gives_every_verdict_where_the_premise_forms():
 
 
 def test_e2_gives_every_verdict():
-    from anchorkit.findings import report_answers
+    from anchorkit.pages.findings import report_answers
 
     def e2(**kw):
         return report_answers(_results(ALL, ALL, **kw), ALIGNMENT, PREMISE_FORMS)["e2"]
@@ -95,7 +95,7 @@ def test_e2_gives_every_verdict():
 
 
 def test_the_arms_test_counts_only_the_seeds_where_one_arm_lost():
-    from anchorkit.findings import arms_test
+    from anchorkit.pages.findings import arms_test
 
     t = arms_test(_results([False, False, True, True, False, True, True, True],
                            [False, True, False, True, True, True, True, True]))
@@ -106,7 +106,7 @@ def test_the_arms_test_counts_only_the_seeds_where_one_arm_lost():
 
 
 def test_the_side_by_side_table_has_one_column_per_regime_and_one_row_per_figure():
-    from anchorkit.findings import QUESTIONS, question_table
+    from anchorkit.pages.findings import QUESTIONS, question_table
 
     f = {k: k.upper() for q in QUESTIONS.values() for k in q}
     df = question_table({"Weak-basis regime": f, "Second regime": {k: v + "!" for k, v in f.items()}}, "E1")
@@ -116,7 +116,7 @@ def test_the_side_by_side_table_has_one_column_per_regime_and_one_row_per_figure
 
 
 def test_the_ledger_headline_counts_each_regime_on_its_own():
-    from anchorkit.findings import ledger_top
+    from anchorkit.pages.findings import ledger_top
 
     weak = pd.DataFrame({"id": ["P1", "E1a", "E2a"], "verdict": ["not reproduced", "reproduced",
                                                                  "not comparable"]})
@@ -132,31 +132,32 @@ def test_the_ledger_headline_counts_each_regime_on_its_own():
 def test_a_page_shows_the_second_regime_only_where_its_tables_are_written(tmp_path):
     from anchorkit.config import ParameterError
     from anchorkit.regimes import SECOND, WEAK
-    from anchorkit.studies import shown_regimes
+    from anchorkit.studies import STUDIES, shown_regimes
 
-    assert shown_regimes("rotated-basis", [704], reports_dir=tmp_path) == [WEAK]
-    assert shown_regimes("rotated-basis", [704], reports_dir=tmp_path,
-                         regimes=[SECOND]) == [WEAK, SECOND]
+    rb = STUDIES["rotated-basis"]
+    assert shown_regimes(rb, [704], reports_dir=tmp_path) == [WEAK]
+    assert shown_regimes(rb, [704], reports_dir=tmp_path, regimes=[SECOND.name]) == [WEAK, SECOND]
     with pytest.raises(ParameterError, match="regimes"):
-        shown_regimes("rotated-basis", [704], reports_dir=tmp_path, regimes=SECOND)
+        shown_regimes(rb, [704], reports_dir=tmp_path, regimes=SECOND.name)
     with pytest.raises(ValueError, match="regime"):
-        shown_regimes("rotated-basis", [704], reports_dir=tmp_path, regimes=["no-such"])
+        shown_regimes(rb, [704], reports_dir=tmp_path, regimes=["no-such"])
 
 
 def test_a_regime_is_described_from_its_catalogue_entry():
-    from anchorkit.regimes import SECOND, WEAK, describe, title
+    from anchorkit.regimes import REGIMES, SECOND, WEAK
 
-    assert describe(WEAK) == "the calibrated settings"
-    text = describe(SECOND)
+    assert WEAK.describe() == "the calibrated settings"
+    text = SECOND.describe()
     assert "no learned positions" in text and "no residual biases" in text and "0.01" in text
-    assert title(SECOND) == "second regime" and title("beta2-0.999") == "beta2-0.999 regime"
+    assert SECOND.title == "second regime"
+    assert REGIMES["beta2-0.999"].title == "beta2-0.999 regime"
 
 
 def test_each_calibration_criterion_can_fail_alone():
     """A falloff run that meets every criterion, then one that misses exactly one of them each:
     the table says which, and the count of runs meeting all follows."""
     from anchorkit import criteria
-    from anchorkit.findings import CRITERIA, criteria_table, criteria_text
+    from anchorkit.pages.findings import CRITERIA, criteria_table, criteria_text
     from anchorkit.task import OPS
 
     def run(seed, score=0.99, deep=0.9, other=0.1, raw=0.9, spill=0.0):
@@ -185,7 +186,7 @@ def test_the_syntax_vector_sentence_counts_where_it_is_the_spike():
     """The source report's spike is the vector holding the syntax tokens; the sentence counts,
     per arm, the controls where that vector is the top-energy one and the costliest, over the
     controls that have one."""
-    from anchorkit.findings import syntax_vector_text
+    from anchorkit.pages.findings import syntax_vector_text
 
     rows = []
     # rotated: seed 0 syntax = top = costliest; seed 1 syntax is costliest only; seed 2 none
@@ -204,7 +205,7 @@ def test_the_syntax_vector_sentence_counts_where_it_is_the_spike():
 
 
 def test_removal_is_compared_seed_by_seed_and_the_runs_near_the_line_are_named():
-    from anchorkit.findings import removal_comparison
+    from anchorkit.pages.findings import removal_comparison
 
     rows = []
     for opt, net in (("rotated", [0.9, 0.8, 0.7, 0.6, 0.5, 0.9, 0.9, 0.9]), ("adam", [0.5] * 8)):

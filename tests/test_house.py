@@ -7,17 +7,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def modules() -> dict[str, Path]:
+    """Every module of the package by its name under ``anchorkit`` (``pages.charts``)."""
+    pkg = ROOT / "anchorkit"
+    return {".".join(p.relative_to(pkg).with_suffix("").parts): p for p in pkg.rglob("*.py")
+            if p.stem != "__init__"}
+
+
+def imported(node, mods) -> set[str]:
+    """The package's modules an import statement names (``from anchorkit.pages import charts``
+    names ``pages.charts``)."""
+    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("anchorkit"):
+        base = node.module.split(".")[1:]
+        named = {".".join([*base, a.name]) for a in node.names}
+        return (named & set(mods)) or {".".join(base)}
+    if isinstance(node, ast.Import):
+        return {a.name.split(".", 1)[1] for a in node.names if a.name.startswith("anchorkit.")}
+    return set()
+
+
 def import_graph() -> dict[str, set[str]]:
-    mods = {p.stem: p for p in (ROOT / "anchorkit").glob("*.py") if p.stem != "__init__"}
+    mods = modules()
     graph = {}
     for name, path in mods.items():
         deps = set()
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("anchorkit"):
-                parts = node.module.split(".")
-                deps |= {parts[1]} if len(parts) > 1 else {a.name for a in node.names}
-            elif isinstance(node, ast.Import):
-                deps |= {a.name.split(".")[1] for a in node.names if a.name.startswith("anchorkit.")}
+            deps |= imported(node, mods)
         graph[name] = (deps & set(mods)) - {name}
     return graph
 
@@ -65,6 +80,17 @@ def test_anchorkit_has_no_import_cycle():
 
 def test_the_executor_knows_graphs_and_tasks_not_studies():
     assert not import_graph()["executor"] & {"studies", "pairs", "pipeline", "scout", "derived"}
+
+
+def test_the_core_never_imports_the_pages():
+    """Presentation (``anchorkit.pages``) reads the core; the core (every other module) never
+    reads presentation, so that what a page shows cannot change what is computed."""
+    graph = import_graph()
+    assert {"pages.charts", "pages.page", "studies"} <= set(graph)  # the graph sees both
+    upward = {m: sorted(d for d in deps if d.startswith("pages."))
+              for m, deps in graph.items() if not m.startswith("pages.")}
+    assert {m: d for m, d in upward.items() if d} == {}
+    assert any(d.startswith("pages.") for d in graph["pages.report_page"])  # pages read pages
 
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -122,7 +148,7 @@ LONG_MODULES = {
 
 
 def long_modules() -> set[str]:
-    return {p.stem for p in (ROOT / "anchorkit").glob("*.py")
+    return {p.stem for p in (ROOT / "anchorkit").rglob("*.py")
             if len(p.read_text().splitlines()) > LONG_LINES}
 
 

@@ -94,14 +94,14 @@ def test_store_files_are_readable_by_the_group(store, finished):
 def test_an_interrupted_study_write_leaves_the_old_study_whole(tmp_path, monkeypatch):
     """Killed between two table writes, a study directory still holds the old execution whole,
     and reuse reads it; tables edited or left behind are refused by name."""
-    import anchorkit.store as store_mod
+    import anchorkit.provenance as provenance  # where the study's tables are written from
     import anchorkit.studies as studies
 
     kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
               store=RunStore(tmp_path / "store"), progress=False)
     first = studies.run_study("control", [6], **kw)
     where = tmp_path / "reports" / "control"
-    real, writes = store_mod.write_table, []
+    real, writes = provenance.write_table, []
 
     def dies_on_the_third(path, df, **k):
         writes.append(path)
@@ -109,10 +109,10 @@ def test_an_interrupted_study_write_leaves_the_old_study_whole(tmp_path, monkeyp
             raise KeyboardInterrupt
         return real(path, df, **k)
 
-    monkeypatch.setattr(store_mod, "write_table", dies_on_the_third)
+    monkeypatch.setattr(provenance, "write_table", dies_on_the_third)
     with pytest.raises(KeyboardInterrupt):
         studies.run_study("control", [6, 7], **kw)
-    monkeypatch.setattr(store_mod, "write_table", real)
+    monkeypatch.setattr(provenance, "write_table", real)
     prov = json.loads((where / "provenance.json").read_text())
     assert prov["seeds"] == [6]
     again = studies.run_study("control", [6], reuse=True, **kw)

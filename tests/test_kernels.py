@@ -56,9 +56,10 @@ import torch, anchorkit
 torch.set_num_threads(1)
 from safetensors.torch import load_file
 from anchorkit.store import RunStore
+from anchorkit.profiles import PAPER
 from anchorkit.studies import run_config
 from anchorkit.train import train
-cfg = run_config(704, "control", "adam", "paper")
+cfg = run_config(704, "control", "adam", PAPER)
 run = train([cfg], RunStore({str(tmp_path)!r}, published=None), progress=False)[0]
 ref = load_file("published/runs/" + cfg.hash + "/final.safetensors")
 print(all(torch.equal(ref[k], run.final[k]) for k in ref))

@@ -209,6 +209,45 @@ def test_e2e_every_rotated_run_within_the_criterion(spill, expected):
                                        adam={"spill": 0.05, "raw_spill": 0.05})) == expected
 
 
+def test_a_rule_reads_the_source_figure_from_the_table(monkeypatch):
+    """The rules read the source's figures from ``SOURCE`` when they judge: a figure moved in the
+    table moves the verdict (here E2e's spill criterion, 0.02, against rotated runs at 0.01)."""
+    given = results(rotated={"spill": 0.01, "raw_spill": 0.01},
+                    adam={"spill": 0.05, "raw_spill": 0.05})
+    assert verdict(ledger.e2e, given) == R
+    monkeypatch.setitem(ledger.SOURCE["E2e"], "spill", ledger.Figure("0.005"))
+    assert verdict(ledger.e2e, given) == N
+
+
+def test_every_number_a_claim_quotes_from_the_source_is_in_the_table():
+    """A claim's statement of the source's figure is written from ``SOURCE``: every number in it
+    is one of the table's figures for that claim (a figure typed beside the table is found)."""
+    number = re.compile(r"\d+(?:\.\d+)?")
+
+    def printed(figures) -> set[str]:
+        out = set()
+        for f in figures:
+            if isinstance(f, tuple):
+                out |= printed(f)
+            elif isinstance(f, ledger.Count):
+                out |= {str(f.k), str(f.n)}
+            else:
+                for p in (f.printed if isinstance(f.printed, tuple) else (f.printed,)):
+                    out |= set(number.findall(p))
+        return out
+
+    assert printed([ledger.Figure(("0.97", "0.99")), ledger.Count(2, 8)]) == {"0.97", "0.99",
+                                                                            "2", "8"}
+    for c in ledger.CLAIMS:
+        allowed = printed(ledger.SOURCE.get(c.id, {}).values())
+        assert set(number.findall(c.source)) <= allowed, (c.id, c.source)
+    net = ledger.SOURCE["E2b"]["net"]  # the source's two statements of E2b agree
+    assert ledger.SOURCE["E2b"]["lost"] == ledger.Count(sum(f.value < 0.5 for f in net), len(net))
+    assert str(ledger.Figure(("−0.013", "0.006"))) == "−0.013 to 0.006"
+    assert ledger.Figure(("0.09", "0.10"), 0.03).region() == pytest.approx((0.06, 0.13))
+    assert ledger.Figure("1/40").value == pytest.approx(1 / 40)
+
+
 @pytest.mark.parametrize("landing, expected", [(0.5, R), (0.3, N), (0.7, N),
                                                (spread(0.4, 0.6), U)])
 def test_e2f_landing_either_side(landing, expected):

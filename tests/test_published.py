@@ -10,14 +10,14 @@ import pytest
 
 from anchorkit.store import PUBLISHED, RunStore
 from anchorkit.pairs import measure_pair
-from anchorkit.studies import DEFAULT_SEEDS, PAPER_SEEDS, STUDIES, study_pairs, study_runs
+from anchorkit.studies import PAPER_SEEDS, STUDIES, study_pairs, study_runs
 from anchorkit.task import OPS
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 # the studies whose paper-scale tables are committed (the report's must be)
 COMMITTED = [s for s in STUDIES if (REPORTS / s / "provenance.json").exists()]
 # those at the paper's seeds publish their weights (the loss-rate screen's 80 runs are not: too big)
-AT_PAPER_SEEDS = [s for s in COMMITTED if DEFAULT_SEEDS[s] == PAPER_SEEDS]
+AT_PAPER_SEEDS = [s for s in COMMITTED if list(STUDIES[s].seeds) == PAPER_SEEDS]
 
 
 def test_the_report_and_every_run_of_the_committed_studies_are_published():
@@ -32,7 +32,7 @@ def test_the_report_and_every_run_of_the_committed_studies_are_published():
 
 @pytest.mark.parametrize("study", COMMITTED)
 def test_committed_tables_say_paper_scale(study):
-    seeds = DEFAULT_SEEDS[study]
+    seeds = list(STUDIES[study].seeds)
     prov = json.loads((REPORTS / study / "provenance.json").read_text())
     assert prov["profile"] == "paper" and prov["epochs"] == 400 and prov["seeds"] == seeds
     assert set(prov["runs"].values()) == {c.hash for c in study_runs(study, seeds, "paper")}

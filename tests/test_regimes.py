@@ -41,9 +41,9 @@ def test_the_paper_seeds_are_trained_as_the_viability_runs_were():
 
 
 def test_a_regime_other_than_the_weak_basis_writes_under_its_own_folder():
-    assert regimes.reports_path("reports", None) == Path("reports")
-    assert regimes.reports_path("reports", regimes.WEAK) == Path("reports")
-    assert regimes.reports_path("reports", regimes.SECOND) == Path("reports") / regimes.SECOND
+    assert regimes.regime(None).reports("reports") == Path("reports")
+    assert regimes.WEAK.reports("reports") == Path("reports")
+    assert regimes.SECOND.reports("reports") == Path("reports") / regimes.SECOND.name
 
 
 def test_an_unknown_regime_is_refused_by_name():

@@ -20,7 +20,7 @@ def test_compare_pairs_runs_and_flags_what_differs():
 
 
 def test_the_rerun_verdict_says_what_it_ran_on_and_gives_each_outcome():
-    from anchorkit.supporting import rerun_verdict
+    from anchorkit.pages.supporting import rerun_verdict
 
     cmp = pd.DataFrame({"within_tolerance": [True, True], "difference": [0.0, 1e-8]})
     k = {"cpu": "AMD EPYC", "vector_extensions": ["avx2", "avx512f"], "capability": "AVX2",
@@ -42,8 +42,9 @@ def test_each_machines_rerun_is_shown_oldest_first(tmp_path):
     """Re-runs on several CPUs stand side by side (``reports/rerun/<cpu>/``): every record is read,
     and one machine's verdict does not hide another's."""
     from anchorkit.provenance import write_study
+    from anchorkit.profiles import PAPER
     from anchorkit.studies import run_config
-    from anchorkit.supporting import rerun_summaries
+    from anchorkit.pages.supporting import rerun_summaries
     from scripts.rerun_compare import cpu_folder
 
     assert cpu_folder("Intel(R) Xeon(R) Processor") == "intel-xeon-processor"
@@ -58,7 +59,7 @@ def test_each_machines_rerun_is_shown_oldest_first(tmp_path):
         k = {"cpu": cpu, "vector_extensions": ["avx2"], "capability": "AVX2",
              "pinned": {"MKL_CBWR": "AVX2"}, "threads": 1}
         write_study(d, {"comparison": comparison}, "control", [704], "paper",
-                    [run_config(704, "control", "adam", "paper")], 0.0,
+                    [run_config(704, "control", "adam", PAPER)], 0.0,
                     {"commit": "abc", "dirty": False},
                     extra={"date": date, "tolerance": 1e-6, "kernels": k,
                            "weights_bitwise_equal": {"control-adam-704": same}})

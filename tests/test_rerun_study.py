@@ -142,22 +142,24 @@ def test_quiet_execution_draws_nothing(store, capfd):
 
 def test_the_plan_names_each_run_and_estimates_from_the_recorded_figures(store):
     from anchorkit.plan import FIGURES, contexts, study_plan
+    from anchorkit.profiles import PAPER
     from anchorkit.regimes import WEAK
+    from anchorkit.studies import STUDIES
 
-    plan = study_plan("control", [712], "paper", [WEAK], store)
+    plan = study_plan(STUDIES["control"], [712], PAPER, [WEAK], store)
     lines = "\n".join(plan.lines(workers=2))
     assert re.search(r"control-adam-712\s+400 epochs, to train", lines)
     (cfg,) = plan.regimes[0].runs
     expected = (400 * FIGURES["run-epoch eager"] + contexts(cfg) * FIGURES["pair per context"] / 2
                 + FIGURES["page"])
     assert plan.estimate(workers=2)[0] == pytest.approx(expected)
-    published = study_plan("control", [704], "paper", [WEAK], store)
+    published = study_plan(STUDIES["control"], [704], PAPER, [WEAK], store)
     assert "in published/" in "\n".join(published.lines(1))
     assert published.regimes[0].ensembles == []
 
 
 def test_the_page_reads_myst_roles_and_glued_figures():
-    from anchorkit.standalone import markdown
+    from anchorkit.pages.standalone import markdown
 
     glue = {"control-lowest": {"text/markdown": '<span class="glued">0.031</span>'}}
     text = ("The {term}`control <Control>` scored {glue:md}`control-lowest` "
@@ -169,7 +171,7 @@ def test_the_page_reads_myst_roles_and_glued_figures():
 
 
 def test_a_vega_lite_output_is_embedded_and_a_glued_record_is_not_shown():
-    from anchorkit.standalone import output
+    from anchorkit.pages.standalone import output
 
     spec = {"mark": "point", "data": {"values": [{"a": 1}]}, "description": "</script>"}
     got = output({"output_type": "display_data",

@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit import scout, scout_findings
+from anchorkit import scout
+from anchorkit.pages import scout_findings
 from anchorkit.task import OPS
 
 
@@ -168,12 +169,10 @@ def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
     assert len(one[one["where"] == "slice"]) == 5 and (one["share"].between(0, 1)).all()
     # the edited answers were cached with the run's weights at that length: measuring again reads
     # them (no edited forward) and gives the same row; other weights are another key
-    import anchorkit.measure
-
     def no_forward(*a, **k):
         raise AssertionError("an edited forward ran although its answers were cached")
 
-    monkeypatch.setattr(anchorkit.measure, "edited_predictions", no_forward)
+    monkeypatch.setattr(scout, "edited_predictions", no_forward)  # where the scout looks it up
     again, _ = scout.premise(cfg, store.load_snapshot(cfg, 2), store=store, epochs=2)
     assert again["top_cost"] == row["top_cost"] and again["median_other_cost"] == row["median_other_cost"]
     with pytest.raises(AssertionError, match="cached"):

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from anchorkit import essay, ledger, screens
+from anchorkit import essay, ledger
+from anchorkit.pages import screens
 from anchorkit.provenance import read_tables
-from anchorkit.regimes import SECOND, WEAK, reports_path
+from anchorkit.regimes import SECOND, WEAK
 from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,8 +63,8 @@ def test_claim_ids_are_recognised():
 def committed():
     out = []
     for r in (WEAK, SECOND):
-        where = reports_path(ROOT / "reports", r)
-        out.append(screens.regime_facts(r, ledger.ledger(where, r),
+        where = r.reports(ROOT / "reports")
+        out.append(screens.regime_facts(r, ledger.ledger(where, r.name),
                                         read_tables(where / "rotated-basis")))
     return out
 

@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -5,7 +7,7 @@ import torch
 
 from anchorkit.config import ParameterError
 from anchorkit.studies import STUDIES, study_pairs, study_runs
-from anchorkit.derived import derived_tables
+from anchorkit.derived import rotated_tables, spikes_tables
 from anchorkit.pairs import measure_pair
 from anchorkit.train import train
 
@@ -107,7 +109,7 @@ def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
     t1 = measure_pair(pair, a, c, sweep=True, chunk=32)
     t2 = measure_pair(twin, a2.final, c2.final, sweep=True, chunk=32)
     tables = {k: pd.concat([t1[k], t2[k]], ignore_index=True) for k in t1}
-    out = derived_tables("rotated-basis", tables)
+    out = rotated_tables(tables)
     e2 = out["e2"].iloc[0]
     assert e2["raw_removal_rotated"] == t1["results"]["raw_removal"].iloc[0]
     assert e2["raw_removal_stored"] == t2["results"]["raw_removal"].iloc[0]
@@ -119,7 +121,7 @@ def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
         ("anchored", "control") for b, n in (("axes", 64), ("random", 16), ("rotated", 64))}
     axes = basis[(basis.basis == "axes") & (basis.run == "falloff-rotated-3")]
     assert axes["share"].notna().all() and axes["cost"].notna().all()
-    spikes = derived_tables("reference-baseline", {"results": t2["results"]})["spikes"]
+    spikes = spikes_tables({"results": t2["results"]})["spikes"]
     assert list(spikes["run"]) == [twin.anchored.name, twin.control.name]
     pd.testing.assert_series_equal(spikes["spike_axes"].iloc[:1],
                                    t2["results"]["anchored_spike_axes"], check_names=False)
@@ -136,7 +138,7 @@ def test_a_study_computes_each_runs_answers_once(tmp_path, monkeypatch):
     real = answers_mod.predict
     monkeypatch.setattr(answers_mod, "predict",
                         lambda cfg, *a, **k: calls.append(cfg.name) or real(cfg, *a, **k))
-    monkeypatch.setattr(studies, "SWEEPS", dict.fromkeys(STUDIES, False))  # the cache, not sweeps
+    monkeypatch.setattr(studies, "STUDIES", {n: replace(s, sweep=False) for n, s in STUDIES.items()})  # the cache, not sweeps
     first = studies.run_study("reference-baseline", [5], "quick", epochs=1, store=store,
                               progress=False)
     second = studies.run_study("rotated-basis", [5], "quick", epochs=1, store=store,
@@ -159,7 +161,7 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
     from anchorkit.store import RunStore
 
     store = RunStore(tmp_path / "store")
-    monkeypatch.setattr(studies, "SWEEPS", dict.fromkeys(STUDIES, True))
+    monkeypatch.setattr(studies, "STUDIES", {n: replace(s, sweep=True) for n, s in STUDIES.items()})
     kw = dict(profile="quick", epochs=1, store=store, progress=False)
     before = studies.run_study("reference-baseline", [5], **kw)
 

@@ -7,6 +7,7 @@ import torch
 
 from anchorkit.diagnosis import MIRROR_STEPS, MIRROR_TOL
 from anchorkit.model import haar_rotation
+from anchorkit.profiles import PAPER
 from anchorkit.regimes import REPORT
 from anchorkit.studies import run_config
 from anchorkit.symmetry import mirror_gap, rotate
@@ -42,9 +43,9 @@ def test_a_short_control_is_its_own_mirror_and_a_falloff_run_is_not():
 def test_the_mirror_check_in_each_report_regime(regime):
     """The paper runs' configuration in each report regime, a full loop of MIRROR_STEPS steps."""
     assert MIRROR_STEPS >= 20
-    control = mirror_gap(run_config(704, "control", "rotated", "paper", regime=regime),
+    control = mirror_gap(run_config(704, "control", "rotated", PAPER, regime),
                          MIRROR_STEPS)
-    falloff = mirror_gap(run_config(704, "falloff", "rotated", "paper", regime=regime),
+    falloff = mirror_gap(run_config(704, "falloff", "rotated", PAPER, regime),
                          MIRROR_STEPS)
     assert control <= MIRROR_TOL
     assert falloff > 1e3 * MIRROR_TOL

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from anchorkit import viability as v
+from anchorkit import regimes, viability as v
 from anchorkit.task import OPS
 
 
@@ -78,12 +78,11 @@ def test_the_rule_text_states_the_fixed_values():
 @pytest.mark.slow
 def test_the_check_runs_end_to_end_at_the_quick_profile(tmp_path):
     from anchorkit.provenance import read_tables
-    from anchorkit.regimes import reports_path
     from anchorkit.store import RunStore
 
     tables = v.run_viability(tmp_path / "reports", RunStore(tmp_path / "store"),
                              scheduler="in-process", profile="quick", progress=False)
-    written = read_tables(reports_path(tmp_path / "reports", v.REGIME) / "viability")
+    written = read_tables(regimes.SECOND.reports(tmp_path / "reports") / "viability")
     assert set(written) == {"premise", "anchors", "decision"}
     assert len(tables["premise"]) == 2 * 2 * 2 and len(tables["anchors"]) == 2 * 2 * 2
     assert tables["anchors"].keeps.dtype == bool

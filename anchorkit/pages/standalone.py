@@ -14,8 +14,13 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
 import re
 from pathlib import Path
+
+import nbformat
+import yaml
+from markdown_it import MarkdownIt
 
 from anchorkit.store import REPO
 
@@ -39,8 +44,6 @@ details.input summary { color: #666; font-size: 0.85em; cursor: pointer; }
 
 def vendored_scripts() -> list[Path]:
     """The JavaScript the book's pages load (``_config.yml``'s ``html_js_files``), vendored."""
-    import yaml
-
     config = yaml.safe_load((REPO / "_config.yml").read_text())
     files = [REPO / "book" / "_static" / f for f in config["sphinx"]["config"]["html_js_files"]]
     missing = [f for f in files if not f.exists()]
@@ -85,8 +88,6 @@ def roles(text: str, glue: dict[str, dict]) -> str:
 def markdown(text: str, glue: dict[str, dict]) -> str:
     """A Markdown cell as HTML: directives as divs (``{container} cls`` → ``div.cls``), roles
     read, MyST targets dropped."""
-    from markdown_it import MarkdownIt
-
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
     text = re.sub(r"^\([\w-]+\)=\s*$", "", text, flags=re.M)
 
@@ -175,8 +176,6 @@ def _script(path: Path) -> str:
 
 def render(notebook, title: str | None = None) -> str:
     """The page of an executed notebook (a path or an ``nbformat`` notebook), as one HTML string."""
-    import nbformat
-
     nb = (nbformat.read(str(notebook), as_version=4) if isinstance(notebook, (str, Path))
           else notebook)
     glue = glued(nb)
@@ -193,8 +192,6 @@ def render(notebook, title: str | None = None) -> str:
 
 def write(notebook, where) -> Path:
     """Render ``notebook`` to the HTML file ``where`` (written whole, then renamed into place)."""
-    import os
-
     where = Path(where)
     where.parent.mkdir(parents=True, exist_ok=True)
     tmp = where.with_name(f".{where.name}.tmp")

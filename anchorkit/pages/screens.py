@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from anchorkit import essay
-from anchorkit.findings import criteria_table
+from anchorkit.pages.findings import criteria_table
 from anchorkit.formatting import number
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, tally
-from anchorkit.regimes import title
+from anchorkit.regimes import Regime
 from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 
 WORDS = 120
@@ -60,14 +60,14 @@ class RegimeFacts:
         return self.premise == FORMS and self.met > 0
 
 
-def regime_facts(regime: str, claims: pd.DataFrame, tables: dict) -> RegimeFacts:
+def regime_facts(regime: Regime, claims: pd.DataFrame, tables: dict) -> RegimeFacts:
     results, alignment = tables["results"], tables["alignment"]
     plain = results[results.optimizer == "adam"]
     rot = results[results.optimizer == "rotated"]
     a = alignment[(alignment.role == "anchored") & (alignment.context == "difference")
                   & (alignment.optimizer == "rotated") & (alignment.slice >= 3)]
     met = criteria_table(results, alignment, tables["dose"])["meets all"]
-    return RegimeFacts(title(regime), int(rot.seed.nunique()), premise_state(claims),
+    return RegimeFacts(regime.title, int(rot.seed.nunique()), premise_state(claims),
                        float(plain.control_top_share_axes.median()), int(met.sum()), len(met),
                        float(rot.raw_removal.median()),
                        float(a.groupby("seed").alignment.mean().median()), tally(claims))

@@ -1,8 +1,8 @@
 """The report page assembled, regime by regime: every figure its prose glues (glue key → text, the
-key suffixed by ``regimes.GLUE_SUFFIX``) and every reader's table it shows, from the regimes'
+key suffixed by its regime's ``Regime.key``) and every reader's table it shows, from the regimes'
 rotated-basis tables, their ledgers, the mirror test and the directions of note.
 
-``anchorkit.findings`` computes each finding; this module only names, words and lays them out for
+``anchorkit.pages.findings`` computes each finding; this module only names, words and lays them out for
 the page (``notebooks/rotated-basis.ipynb``), and says "not computed yet" for a regime of the
 report whose tables are not written.
 """
@@ -13,25 +13,34 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import criteria, directions, findings, mirror, screens
-from anchorkit.page import REPORTS
+from anchorkit import criteria, directions, mirror, scout, viability
+from anchorkit.pages import findings, scout_findings, screens
+from anchorkit.pages.diagnosis_page import selection
+from anchorkit.pages.supporting import measured_before_bounded_removal, screen_scope as scope
+from anchorkit.task import SYNTAX
+from anchorkit.pages.page import REPORTS
 from anchorkit.provenance import has_tables, read_tables
-from anchorkit.regimes import GLUE_SUFFIX, REPORT, SECOND, WEAK, reports_path, title
+from anchorkit.regimes import REPORT, SECOND, WEAK, Regime
 from anchorkit.formatting import by_seed, captioned, count_moved
 
 NOT_YET = ("the second regime's tables are not computed yet (`python -m scripts.execute_studies "
-           f"--compute --regime {SECOND} rotated-basis`)")
+           f"--compute --regime {SECOND.name} rotated-basis`)")
+
+
+def regimes_of(shown: dict) -> list[Regime]:
+    """The regimes a report page speaks of: the report's, and any other it shows."""
+    return list(dict.fromkeys([*REPORT, *shown]))
 
 
 def _sentence(text: str) -> str:
     return text[0].upper() + text[1:] + "."
 
 
-def summary_figures(shown: dict[str, dict], claims: dict[str, pd.DataFrame]) -> tuple[dict, dict]:
+def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame]) -> tuple[dict, dict]:
     """The first screen, the ledger's headline, each question's answer and the figures of
     ``findings.facts``, per regime: (glued figures, plain texts for other pages)."""
     glued, plain = {}, {}
-    top = findings.ledger_top({title(r): c for r, c in claims.items()})
+    top = findings.ledger_top({r.title: c for r, c in claims.items()})
     glued["ledger-top"] = plain["ledger-top-text"] = top
     first = [screens.regime_facts(r, claims[r], t) for r, t in shown.items()]
     glued["report-first-screen"] = screens.report_first_screen(first)
@@ -39,17 +48,16 @@ def summary_figures(shown: dict[str, dict], claims: dict[str, pd.DataFrame]) -> 
     answers = {r: findings.report_answers(t["results"], t["alignment"], claims[r])
                for r, t in shown.items()}
     facts = {r: findings.facts(t) for r, t in shown.items()}
-    for r in REPORT:
-        s = GLUE_SUFFIX[r]
+    for r in regimes_of(shown):
         if r in shown:  # removal as a paired comparison first, the kept/lost count second
             answers[r]["e1"] = (f"{findings.removal_comparison(shown[r]['results'])}; by the "
                                 f"kept/lost count, {answers[r]['e1']}")
         for key in ("e1", "e2", "e3", "discussion"):
-            glued[f"answer-{key}{s}"] = _sentence(answers[r][key] if r in shown else NOT_YET)
+            glued[r.key(f"answer-{key}")] = _sentence(answers[r][key] if r in shown else NOT_YET)
         for key in facts[WEAK]:
-            glued[key + s] = facts[r][key] if r in shown else "(not computed yet)"
+            glued[r.key(key)] = facts[r][key] if r in shown else "(not computed yet)"
     for key in ("e1", "e2", "e3", "discussion"):
-        plain[f"answer-{key}-text"] = " ".join(f"{title(r).capitalize()}: {a[key]}."
+        plain[f"answer-{key}-text"] = " ".join(f"{r.title.capitalize()}: {a[key]}."
                                                for r, a in answers.items())
     return glued, plain
 
@@ -70,23 +78,23 @@ def criterion_figures(results: pd.DataFrame) -> tuple[str, str]:
     return counts + ", the calibration's criterion", methods
 
 
-def question_table(shown: dict[str, dict], question: str, caption: str):
+def question_table(shown: dict[Regime, dict], question: str, caption: str):
     """One question's figures, one column per regime."""
-    df = findings.question_table({title(r).capitalize(): findings.facts(t) for r, t in shown.items()},
+    df = findings.question_table({r.title.capitalize(): findings.facts(t) for r, t in shown.items()},
                                  question)
     return df.style.set_caption(caption + " Median (min to max) over seeds; rotated: the "
                                 "rotated-Adam runs, plain: their plain-Adam twins.")
 
 
-def criteria_tables(shown: dict[str, dict]) -> tuple[list, str]:
+def criteria_tables(shown: dict[Regime, dict]) -> tuple[list, str]:
     """Each regime's falloff runs against the calibration criteria, and the sentence counting
     those that meet every one."""
     tables, met = [], []
     for r, x in shown.items():
         t = findings.criteria_table(x["results"], x["alignment"], x["dose"])
-        met.append(f"in the {title(r)}, {findings.criteria_text(t)}")
+        met.append(f"in the {r.title}, {findings.criteria_text(t)}")
         tables.append(captioned(t.drop(columns="meets all"), {c: c for c in t.columns if c != "meets all"},
-                                f"Each falloff run against the calibration's criteria, {title(r)}: "
+                                f"Each falloff run against the calibration's criteria, {r.title}: "
                                 + "; ".join(findings.CRITERIA.values()) + ". The figure each criterion "
                                 "reads, and how many of the five the run meets."))
     return tables, "; ".join(met)
@@ -108,8 +116,8 @@ E2_HEADERS = {
     "removal_net_of_reference_stored": "removal net of reference ↑ stored"}
 
 
-def e2_table(e2: pd.DataFrame, regime: str):
-    return by_seed(e2, E2_HEADERS, f"E2 per seed (columns), {title(regime)}, full dose. Raw removal: "
+def e2_table(e2: pd.DataFrame, regime: Regime):
+    return by_seed(e2, E2_HEADERS, f"E2 per seed (columns), {regime.title}, full dose. Raw removal: "
                    "drop of difference on the anchored run as a share of its span (clean score minus "
                    "the null, the level of a model doing another op). Control drop: the same on the "
                    "control under the same edit. Control, other ops: the largest drop of another op on "
@@ -125,8 +133,6 @@ def e2_table(e2: pd.DataFrame, regime: str):
 
 
 def _e3_headers() -> dict[str, str]:
-    from anchorkit.task import SYNTAX
-
     h = {"seed": "seed",
          "control_top_share_rotated_rotated": "top rotated share, control",
          "anchored_top_share_rotated_rotated": "top rotated share, falloff",
@@ -143,8 +149,8 @@ def _e3_headers() -> dict[str, str]:
     return h
 
 
-def e3_table(e3: pd.DataFrame, regime: str):
-    return by_seed(e3, _e3_headers(), f"E3 per seed (columns), {title(regime)}, rotated runs, last "
+def e3_table(e3: pd.DataFrame, regime: Regime):
+    return by_seed(e3, _e3_headers(), f"E3 per seed (columns), {regime.title}, rotated runs, last "
                    "slice. Top rotated share: the largest energy share along the seed's rotated axes. "
                    "Spike share: the share of the spike, the rotated axis with at least twice the "
                    "energy of any other at the syntax positions (– where the run has none). Top-axis "
@@ -159,57 +165,55 @@ NOTABLE_HEADERS = {"optimizer": "optimizer", "seed": "seed", "kind": "direction"
                    "same": "is the top-energy one", "median_cost": "median cost of the basis"}
 
 
-def notable_table(notable: pd.DataFrame, regime: str):
+def notable_table(notable: pd.DataFrame, regime: Regime):
     """The directions of note of each control of one regime."""
     n = (notable[notable.role == "control"].assign(same=lambda d: d.is_top_energy)
          .sort_values(["optimizer", "seed", "kind"])
          .assign(optimizer=lambda d: d.optimizer.map(findings.ARMS)))
     return captioned(n, NOTABLE_HEADERS,
-                     f"Directions of note of each control, {title(regime)}, along its own basis "
+                     f"Directions of note of each control, {regime.title}, along its own basis "
                      "(coordinate axes under plain Adam, rotated axes under rotated Adam): the "
                      "top-energy direction, the one holding the syntax tokens (– where no token's |cos| "
                      "is above chance) and the costliest, with the median cost of the basis beside it.")
 
 
-def prediction_figures(shown: dict[str, dict], notable: dict[str, pd.DataFrame]
-                       ) -> tuple[dict[str, str], dict[str, pd.DataFrame]]:
+def prediction_figures(shown: dict[Regime, dict], notable: dict[Regime, pd.DataFrame]
+                       ) -> tuple[dict[str, str], dict[Regime, pd.DataFrame]]:
     """The two predictions of our own, per regime: glued verdicts, and the mirror tests."""
     glued, verdicts = {}, {}
-    for r in REPORT:
-        s = GLUE_SUFFIX[r]
+    for r in regimes_of(shown):
         if r not in shown:
-            glued[f"pred-mirror{s}"] = glued[f"pred-e1{s}"] = glued[f"syntax-vector{s}"] = NOT_YET
+            glued[r.key("pred-mirror")] = glued[r.key("pred-e1")] = NOT_YET
+            glued[r.key("syntax-vector")] = NOT_YET
             continue
         x = shown[r]
         verdicts[r] = mirror.mirror_test(mirror.own_basis_measures(x["results"], x["spectra"], x["basis"]))
         holds, text = mirror.mirror_verdict(verdicts[r])
-        glued[f"pred-mirror{s}"] = f"{text}: {'the prediction stands' if holds else 'the prediction fails'}"
+        glued[r.key("pred-mirror")] = f"{text}: {'the prediction stands' if holds else 'the prediction fails'}"
         e1_holds, e1_text = mirror.e1_verdict(mirror.e1_syntax_axis(notable[r]))
-        glued[f"pred-e1{s}"] = (f"{e1_text}: " + ("the prediction holds" if e1_holds else
+        glued[r.key("pred-e1")] = (f"{e1_text}: " + ("the prediction holds" if e1_holds else
                                                   "the prediction fails, a finding to explain"))
-        glued[f"syntax-vector{s}"] = findings.syntax_vector_text(notable[r])
+        glued[r.key("syntax-vector")] = findings.syntax_vector_text(notable[r])
     return glued, verdicts
 
 
-def later_figures(reports_dir: Path, shown: dict[str, dict]) -> dict[str, str]:
+def later_figures(reports_dir: Path, shown: dict[Regime, dict]) -> dict[str, str]:
     """The reference-baseline study's moved count along the axes, per regime."""
     out = {}
-    for r in REPORT:
-        ref = reports_path(reports_dir, r) / "reference-baseline"
+    for r in regimes_of(shown):
+        ref = r.reports(reports_dir) / "reference-baseline"
         if r in shown and has_tables(ref):
             t = read_tables(ref)["results"]
-            out[f"later-moved{GLUE_SUFFIX[r]}"] = count_moved(t.moved_axes, t.anchored_has_spike_axes,
+            out[r.key("later-moved")] = count_moved(t.moved_axes, t.anchored_has_spike_axes,
                                                               t.control_has_spike_axes)
         else:
-            out[f"later-moved{GLUE_SUFFIX[r]}"] = ("is not measured yet (run the reference-baseline "
+            out[r.key("later-moved")] = ("is not measured yet (run the reference-baseline "
                                                    "study in this regime)")
     return out
 
 
 def scout_text(reports_dir: Path) -> str:
     """The scout's decision and findings in a paragraph, or why there are none."""
-    from anchorkit import scout, scout_findings
-
     where = Path(reports_dir) / scout.SCOUT
     if not has_tables(where):
         return "The scout has not been run yet, so this page says nothing about other regimes."
@@ -219,14 +223,11 @@ def scout_text(reports_dir: Path) -> str:
             + ". ".join(found[k] for k in ("size", "reversal", "function", "elsewhere", "growth")) + ".")
 
 
-def viability_figures(reports_dir: Path, shown: dict[str, dict]) -> dict[str, str]:
+def viability_figures(reports_dir: Path, shown: dict[Regime, dict]) -> dict[str, str]:
     """The second regime's viability check, and the selection effect it implies: the regime was
     adopted on calibration runs that kept their anchor, which says little of new seeds."""
-    from anchorkit import viability
-    from anchorkit.diagnosis_page import selection
-
-    where = reports_path(reports_dir, SECOND) / "viability"
-    out = {"pred-regime": SECOND,
+    where = SECOND.reports(reports_dir) / "viability"
+    out = {"pred-regime": SECOND.name,
            "pred-viability-outcome": (viability.decision_text(read_tables(where))
                                       if has_tables(where)
                                       else "The check has not been run yet.")}
@@ -243,8 +244,6 @@ def viability_figures(reports_dir: Path, shown: dict[str, dict]) -> dict[str, st
 
 def screen_scope(reports_dir: Path) -> str:
     """What the loss-rate screen says about eight runs' losses (``supporting.screen_scope``)."""
-    from anchorkit.supporting import measured_before_bounded_removal, screen_scope as scope
-
     screen = Path(reports_dir) / "loss-rate-screen"
     if not has_tables(screen):
         return scope(None)
@@ -252,8 +251,8 @@ def screen_scope(reports_dir: Path) -> str:
     return scope(tables["rate"], measured_before_bounded_removal(tables["results"]))
 
 
-def notables(runs_by_regime: dict[str, list], shown: dict[str, dict], store,
-             committed: Path | None = None) -> dict[str, pd.DataFrame]:
+def notables(runs_by_regime: dict[str, list], shown: dict[Regime, dict], store,
+             committed: Path | None = None) -> dict[Regime, pd.DataFrame]:
     """The directions of note of each regime's runs: the committed table (the diagnosis study's
     ``notable``, under ``committed`` — the repository's ``reports/`` by default) when it holds
     exactly these runs, so that the page computes nothing from weights; else computed from the
@@ -261,7 +260,7 @@ def notables(runs_by_regime: dict[str, list], shown: dict[str, dict], store,
     out = {}
     for r, x in shown.items():
         runs = runs_by_regime[r]
-        where = reports_path(REPORTS if committed is None else committed, r) / "diagnosis"
+        where = r.reports(REPORTS if committed is None else committed) / "diagnosis"
         table = read_tables(where).get("notable") if has_tables(where) else None
         if table is not None and set(table.hash) == {c.hash for c in runs}:
             out[r] = table

@@ -10,8 +10,9 @@ import altair as alt
 import pandas as pd
 
 from anchorkit import criteria, essay
-from anchorkit.config import WIDTH
+from anchorkit.config import WIDTH, TaskConfig
 from anchorkit.recipes import recipe
+from anchorkit.task import positions
 from anchorkit.verdicts import VERDICTS
 
 # the two groups of runs of the rotated-basis study, as the legends name them
@@ -376,9 +377,6 @@ def context_svg(task=None) -> str:
     so that it follows the code): the example answers, where the anchor pulls (difference) or holds
     (the other ops), filled; the answers the loss reads (at each ``=`` from the second example on,
     the query's included) outlined; the query's ``=`` marked."""
-    from anchorkit.config import TaskConfig
-    from anchorkit.task import positions
-
     task = task if task is not None else TaskConfig()
     pos = positions(task)
     line = ["a", ",", "b", "=", "c", "⏎"]

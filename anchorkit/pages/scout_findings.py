@@ -7,12 +7,13 @@ scout are in ``anchorkit.scout``; this module only reads what they wrote.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from anchorkit.scout import (FUNCTIONAL_COST, REPORT_TOKENS, ROTATED_AXES_MAX,
-                             ROTATED_KURTOSIS_MAX, ROTATED_RATIO, ROTATED_SHARE, SCORE_MIN,
-                             cost_first, functional, reversed_basis)
-from anchorkit.formatting import and_list
+from anchorkit.formatting import and_list, captioned
+from anchorkit.scout import (FUNCTIONAL_COST, REPORT_TOKENS, ROTATED_AXES_MAX, ROTATED_KURTOSIS_MAX,
+                             ROTATED_RATIO, ROTATED_SHARE, SCORE_MIN, cost_first, functional,
+                             reversed_basis)
 from anchorkit.task import SYNTAX
 
 
@@ -120,8 +121,6 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
 def syntax_kth(premise: pd.DataFrame, basis: str = "axes", k: int = REPORT_TOKENS) -> pd.Series:
     """Per control, the k-th largest of the syntax tokens' largest |cos| with a basis vector:
     report strength needs it at least REPORT_COS for k = REPORT_TOKENS."""
-    import numpy as np
-
     cos = premise[[f"syntax_cos_{s}_{basis}" for s in SYNTAX]].to_numpy()
     return pd.Series(np.sort(cos, axis=1)[:, -k], index=premise.index)
 
@@ -180,8 +179,6 @@ def findings_list(premise: pd.DataFrame) -> str:
 
 
 def levels_table(levels: pd.DataFrame):
-    from anchorkit.formatting import captioned
-
     return captioned(cost_first(levels), {"regime": "regime", "epochs": "epochs",
                                           "level": "level (weakest seed)",
                                           "controls_score": f"every control ≥ {SCORE_MIN}"},
@@ -203,8 +200,6 @@ ROTATED_HEADERS = {
 
 def premise_tables(premise: pd.DataFrame) -> list:
     """The plain-Adam controls and their rotated twins, per regime, length and seed."""
-    from anchorkit.formatting import captioned
-
     by_seed = premise_by_seed(premise.assign(syntax_kth_axes=syntax_kth(premise)))
     keys = {"regime": "regime", "epochs": "epochs", "seed": "seed"}
     return [captioned(by_seed, {**keys, **PLAIN_HEADERS},
@@ -226,8 +221,6 @@ WHERE_HEADERS = {
 
 
 def where_table(where: pd.DataFrame):
-    from anchorkit.formatting import captioned
-
     w = where_summary(where)
     return captioned(w[w.epochs == w.epochs.max()].sort_values(["regime", "optimizer", "seed"]),
                      WHERE_HEADERS,
@@ -245,8 +238,6 @@ ANCHOR_HEADERS = {
 
 def anchors_table(anchors: pd.DataFrame):
     """Falloff against its control where the rule called for it, or None when it never did."""
-    from anchorkit.formatting import captioned
-
     if not len(anchors):
         return None
     return captioned(anchors.sort_values(["epochs", "optimizer", "seed"]), ANCHOR_HEADERS,

@@ -10,6 +10,7 @@ asked only where plain Adam builds a privileged basis (the premise, ledger rows 
 from __future__ import annotations
 
 import pandas as pd
+from scipy.stats import binomtest, wilcoxon
 
 from anchorkit import criteria
 from anchorkit.formatting import count, count_moved, number, paired, summary
@@ -46,8 +47,6 @@ def losses_text(kept) -> str:
 def arms_test(results: pd.DataFrame) -> dict:
     """Seed by seed, where only one arm lost its anchor: ``rotated_only``, ``plain_only``, and the
     exact two-sided sign test over those discordant seeds (``p``; 1 when there are none)."""
-    from scipy.stats import binomtest
-
     rot, sto = (a.set_index("seed").kept.astype(bool) for a in _arms(results))
     rot, sto = rot.align(sto, join="inner")
     a, b = int((~rot & sto).sum()), int((rot & ~sto).sum())
@@ -61,8 +60,6 @@ def removal_comparison(results: pd.DataFrame) -> str:
     higher and the exact two-sided Wilcoxon signed-rank p; then the runs whose net removal lies
     within one standard error of the kept/lost line (``ledger.removal_se``), whose count could
     flip on their measurement error alone."""
-    from scipy.stats import wilcoxon
-
     rot, sto = _arms(results)
     parts = []
     for column, name in (("net_removal", "net"), ("raw_removal", "raw")):

@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 
 from anchorkit import diagnosis
-from anchorkit.findings import deep_alignment
+from anchorkit.pages.findings import deep_alignment
 from anchorkit.formatting import captioned, number, summary
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
 from anchorkit.provenance import read_tables
 from anchorkit.rank import LOW_RANK_VERDICT
-from anchorkit.regimes import REPORT, SECOND, SECOND_EPOCHS, reports_path, title
+from anchorkit.regimes import REPORT, SECOND, SECOND_EPOCHS
 from anchorkit.studies import PAPER_SEEDS
 
 TABLES = ("rank_curves", "probe", "ranks", "rank_verdicts", "probe_verdicts", "overlap",
@@ -32,7 +32,7 @@ def load(reports_dir) -> dict[str, dict[str, pd.DataFrame]]:
     against its folder's manifest)."""
     out = {}
     for regime in REPORT:
-        home = reports_path(reports_dir, regime)
+        home = regime.reports(reports_dir)
         tables = dict(read_tables(Path(home) / "diagnosis"))
         missing = [t for t in TABLES if t not in tables]
         if missing:
@@ -53,7 +53,7 @@ def dissociation(tables: dict[str, dict[str, pd.DataFrame]]) -> pd.DataFrame:
     for regime, t in tables.items():
         deep = deep_alignment(t["alignment"]).rename("alignment").reset_index()
         r = t["results"][["seed", "optimizer", "run", "raw_removal", "net_removal"]]
-        rows.append(r.merge(deep, on=["optimizer", "seed"]).assign(regime=title(regime)))
+        rows.append(r.merge(deep, on=["optimizer", "seed"]).assign(regime=regime.title))
     out = pd.concat(rows, ignore_index=True)
     out["arm"] = out.optimizer.map(ARMS)
     return out
@@ -70,7 +70,7 @@ def rank_long(tables) -> pd.DataFrame:
             rows.append(c[["run", "seed", "optimizer", "k"]].assign(
                 subspace=which, removal=c[col].to_numpy(),
                 spill=c["spill" if which == "erasure" else "random_spill"].to_numpy(),
-                regime=title(regime)))
+                regime=regime.title))
     out = pd.concat(rows, ignore_index=True)
     out["arm"] = out.optimizer.map(ARMS)
     return out
@@ -83,7 +83,7 @@ def probe_text(tables) -> str:
     for regime, t in tables.items():
         v = t["probe_verdicts"]
         parts.append(f"{int(v.readable.sum())} of {int(v.runs.sum())} runs in the "
-                     f"{title(regime)} (lowest accuracy there {number(v.lowest.min())})")
+                     f"{regime.title} (lowest accuracy there {number(v.lowest.min())})")
     return "; ".join(parts)
 
 
@@ -102,7 +102,7 @@ def rank_text(tables) -> str:
                 f"{diagnosis.RANKS[-1]}; at k = {diagnosis.RANKS[-1]} the erasure subspace removes "
                 f"{number(r.median_over_random_at_top, '+.2f')} beyond a random one, median)"
                 for _, r in t["rank_verdicts"].iterrows()]
-        parts.append(f"{title(regime)}: " + "; ".join(arms))
+        parts.append(f"{regime.title}: " + "; ".join(arms))
     return ". ".join(parts)
 
 
@@ -143,7 +143,7 @@ def mirror_text(tables) -> str:
     for regime, t in tables.items():
         m = t["mirror"]
         c, f = m[m.recipe == "control"], m[m.recipe == "falloff"]
-        parts.append(f"{title(regime)}: controls {int(c.equal.sum())} of {len(c)} equal (largest "
+        parts.append(f"{regime.title}: controls {int(c.equal.sum())} of {len(c)} equal (largest "
                      f"gap {c.largest_gap.max():.1e}), falloff {int(f.equal.sum())} of {len(f)} "
                      f"(gaps {summary(f.largest_gap, '.3f')})")
     return "; ".join(parts)
@@ -187,7 +187,7 @@ def summary_table(tables) -> pd.DataFrame:
 
     def add(candidate, test, outcome):
         rows.append({"candidate explanation": candidate, "test": test,
-                     **{title(r): outcome(tables[r]) for r in REPORT}})
+                     **{r.title: outcome(tables[r]) for r in REPORT}})
 
     add("The premise is smaller than the source's (the rotated controls' energy spike)",
         "top energy share of the rotated controls along their rotated axes (the source's about "
@@ -215,8 +215,8 @@ def summary_table(tables) -> pd.DataFrame:
     rows.append({"candidate explanation": "The regime was chosen on 2 calibration seeds",
                  "test": "the viability check's rotated falloff runs against the paper seeds "
                          f"({len(PAPER_SEEDS)})",
-                 title(weak): "not chosen that way (calibrated first)",
-                 title(second): selection(tables[second])})
+                 weak.title: "not chosen that way (calibrated first)",
+                 second.title: selection(tables[second])})
     return pd.DataFrame(rows)
 
 
@@ -234,7 +234,7 @@ def summary_styler(df: pd.DataFrame):
 def first_screen(tables) -> str:
     """At most about 120 words, no claim ids: what explains the differences and what does not."""
     d = dissociation(tables)
-    second = d[d.regime == title(SECOND)]
+    second = d[d.regime == SECOND.title]
     short, rescued = rescued_by_rank(tables[SECOND])
     as_well = ("at least as well as the source's did" if second.alignment.min() >= E1B_SOURCE
                else "less well than the source's did on some runs")
@@ -282,14 +282,14 @@ def overlap_weak_count(tables) -> str:
             f"{diagnosis.AT}, {int((cells.verdict == 'weak').sum())} of {len(cells)} cells weak")
 
 
-def ranks_styler(ranks: pd.DataFrame, regime: str):
+def ranks_styler(ranks: pd.DataFrame, regime):
     """Per falloff run: its effective rank ("–": none up to 8) and the erasure subspace's removal
     beyond the random one's, at that rank and at k = 8."""
     df = ranks[ranks.recipe == "falloff"].assign(arm=lambda d: d.optimizer.map(ARMS))
     return captioned(df, {"arm": "arm", "seed": "seed", "effective_rank": "effective rank",
                           "over_random_at_rank": "beyond random, at that rank",
                           "over_random_at_top": f"beyond random, k = {diagnosis.RANKS[-1]}"},
-                     f"Effective ranks, {title(regime)} (– : none up to {diagnosis.RANKS[-1]})",
+                     f"Effective ranks, {regime.title} (– : none up to {diagnosis.RANKS[-1]})",
                      fmt="{:.2f}")
 
 
@@ -298,14 +298,14 @@ RELATION_NAMES = {"shortfall": "shortfall in net removal", "control_drop": "cont
                   "cos_e1_spike": "|cos(e₁, energy spike)|"}
 
 
-def relation_styler(rel: pd.DataFrame, regime: str):
+def relation_styler(rel: pd.DataFrame, regime):
     """The overlap relation's correlations with their exact permutation p-values."""
     df = rel.assign(arm=rel.optimizer.map(ARMS), measure=rel.measure.map(RELATION_NAMES),
                     against=rel.against.map(RELATION_NAMES))
     return captioned(df, {"arm": "arm", "measure": "measure", "against": "against",
                           "pearson": "Pearson r", "p_pearson": "p", "spearman": "Spearman ρ",
                           "p_spearman": "p", "testable": "testable", "relation": "relation"},
-                     f"The overlap relation on our seeds, {title(regime)} (exact one-sided "
+                     f"The overlap relation on our seeds, {regime.title} (exact one-sided "
                      f"permutation p-values over the 8 seeds)", fmt="{:.3f}")
 
 
@@ -316,7 +316,7 @@ def full_overlap_text(tables) -> str:
     for regime, t in tables.items():
         o = t["overlap"][np.isclose(t["overlap"].overlap, 1.0)]
         per = o.groupby(["target", "run"]).control_drop.mean().groupby("target").median()
-        parts.append(f"{title(regime)}: " + ", ".join(
+        parts.append(f"{regime.title}: " + ", ".join(
             f"{TARGET_NAMES[v]} {number(per[v])}" for v in diagnosis.TARGETS if v in per))
     return "; ".join(parts)
 
@@ -328,5 +328,5 @@ def erasure_gain_text(tables) -> str:
     for regime, t in tables.items():
         c = t["rank_curves"]
         c = c[c.recipe == "falloff"].pivot(index="run", columns="k", values="removal")
-        parts.append(f"{title(regime)} {number(float((c[3] - c[1]).median()), '+.2f')}")
+        parts.append(f"{regime.title} {number(float((c[3] - c[1]).median()), '+.2f')}")
     return ", ".join(parts)

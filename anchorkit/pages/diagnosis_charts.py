@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from anchorkit import criteria, diagnosis
-from anchorkit.diagnosis_page import ARMS, TARGET_NAMES
+from anchorkit.pages.diagnosis_page import ARMS, TARGET_NAMES
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
-from anchorkit.regimes import REPORT, title
+from anchorkit.regimes import REPORT
 
 
 def dissociation_chart(df: pd.DataFrame):
@@ -33,7 +33,7 @@ def dissociation_chart(df: pd.DataFrame):
     criterion = alt.Chart(pd.DataFrame({"y": [criteria.REMOVAL_MIN]})).mark_rule(
         strokeDash=[4, 3], color="#888").encode(y="y:Q")
     layers = alt.layer(dots, criterion, bar, mark, data=df).properties(width=300, height=240)
-    return layers.facet(column=alt.Column("regime:N", title=None, sort=[title(r) for r in REPORT]))
+    return layers.facet(column=alt.Column("regime:N", title=None, sort=[r.title for r in REPORT]))
 
 
 def rank_chart(long: pd.DataFrame, measure: str = "removal"):
@@ -50,7 +50,7 @@ def rank_chart(long: pd.DataFrame, measure: str = "removal"):
     line = criteria.REMOVAL_MIN if measure == "removal" else criteria.SPILL_MAX
     rule = alt.Chart().mark_rule(strokeDash=[4, 3], color="#888").encode(y=alt.datum(line))
     return alt.layer(runs, med, rule, data=long).properties(width=220, height=160).facet(
-        row=alt.Row("regime:N", title=None, sort=[title(r) for r in REPORT]),
+        row=alt.Row("regime:N", title=None, sort=[r.title for r in REPORT]),
         column=alt.Column("arm:N", title=None, sort=list(ARMS.values())))
 
 
@@ -59,7 +59,7 @@ def probe_chart(tables):
     and its lowest, a panel per regime; colour by recipe and arm."""
     rows = []
     for regime, t in tables.items():
-        rows.append(t["probe"].assign(regime=title(regime)))
+        rows.append(t["probe"].assign(regime=regime.title))
     df = pd.concat(rows, ignore_index=True)
     df["runs"] = df.recipe + ", " + df.optimizer.map(ARMS)
     base = alt.Chart().encode(x=alt.X("slice:O"), color=alt.Color("runs:N", title=None,
@@ -73,7 +73,7 @@ def probe_chart(tables):
     chance = alt.Chart().mark_rule(color="#888", strokeDash=[2, 2]).encode(
         y=alt.datum(diagnosis.PROBE_CHANCE))
     return alt.layer(med, chance, data=df).properties(width=300, height=200).facet(
-        column=alt.Column("regime:N", title=None, sort=[title(r) for r in REPORT]))
+        column=alt.Column("regime:N", title=None, sort=[r.title for r in REPORT]))
 
 
 def overlap_chart(tables, measure: str = "control_drop"):
@@ -86,7 +86,7 @@ def overlap_chart(tables, measure: str = "control_drop"):
         per = t["overlap"].groupby(["optimizer", "target", "run", "overlap"], as_index=False)[
             measure].mean()
         rows.append(per.groupby(["optimizer", "target", "overlap"], as_index=False)[measure]
-                    .median().assign(regime=title(regime)))
+                    .median().assign(regime=regime.title))
     df = pd.concat(rows, ignore_index=True)
     df["arm"], df["v"] = df.optimizer.map(ARMS), df.target.map(TARGET_NAMES)
     lines = alt.Chart().mark_line(point=True).encode(
@@ -96,5 +96,5 @@ def overlap_chart(tables, measure: str = "control_drop"):
         tooltip=["v:N", "overlap:Q", alt.Tooltip(f"{measure}:Q", format=".3f")])
     at = alt.Chart().mark_rule(strokeDash=[4, 3], color="#888").encode(x=alt.datum(diagnosis.AT))
     return alt.layer(lines, at, data=df).properties(width=220, height=170).facet(
-        row=alt.Row("regime:N", title=None, sort=[title(r) for r in REPORT]),
+        row=alt.Row("regime:N", title=None, sort=[r.title for r in REPORT]),
         column=alt.Column("arm:N", title=None, sort=list(ARMS.values())))

@@ -15,10 +15,20 @@ from typing import Callable, Mapping
 
 import pandas as pd
 
-from anchorkit.config import ParameterError, check_flag
-from anchorkit.formatting import cpu_name, seed_text
-from anchorkit.provenance import committed, read_provenance, scratch_root
-from anchorkit.store import REPO, StoreError
+from IPython import get_ipython
+from IPython.display import Markdown, display
+
+from anchorkit import profiles, scout, studies
+from anchorkit.config import (ParameterError, check_choice, check_device, check_flag, check_int,
+                              check_lengths, check_seeds)
+from anchorkit.executor import check_scheduler
+from anchorkit.formatting import cpu_name, glued, seed_text
+from anchorkit.profiles import PAPER, Profile
+from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
+from anchorkit.regimes import REPORT, WEAK, Regime
+from anchorkit.store import REPO, RunStore, StoreError
+from anchorkit.studies import (ESSAY, PAPER_SEEDS, Study, compute_study, essay_runs, run_geometry,
+                               shown_regimes, written_regimes)
 
 REPORTS = REPO / "reports"
 
@@ -71,6 +81,24 @@ def tables_home(reports_dir, store_dir, paper: bool, written: Callable[[Path], b
     return check_writable("reports_dir", scratch_root(store_dir))
 
 
+def folders_text(study: str, shown=REPORT) -> str:
+    """The committed tables' folders of a study in each regime, in words, for a page's prose:
+    `` `reports/rotated-basis/` (weak-basis regime) and `reports/<regime>/rotated-basis/`
+    (second regime)``."""
+    return " and ".join(f"`{r.reports('reports') / study}/` ({r.title})" for r in shown)
+
+
+def files_text(study: str, tables, shown=REPORT) -> str:
+    """Download links to a study's committed CSV tables in each regime (from a page in
+    ``book/studies/``), each regime's links followed by its name."""
+    parts = []
+    for r in shown:
+        links = [f"{{download}}`{t}.csv <{r.reports('../../reports') / study / t}.csv>`"
+                 for t in tables]
+        parts.append(" and ".join(links) + f" ({r.title})")
+    return ("; " if len(tables) > 1 else " and ").join(parts)
+
+
 def check_flags(**flags) -> dict[str, bool]:
     """Every yes/no parameter by name, parsed (``config.check_flag``)."""
     return {name: check_flag(name, value) for name, value in flags.items()}
@@ -88,10 +116,6 @@ def shown(where: Path) -> str:
 def one_line_parameter_errors() -> None:
     """In a notebook, a ``ParameterError`` prints as the one line that names the parameter, and a
     ``StoreError`` as the one line that names the file (other errors keep their tracebacks)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return
     shell = get_ipython()
     if shell is None:
         return
@@ -130,9 +154,7 @@ def provenance_block(prov: Mapping, where=None) -> str:
 def glue(key: str, value, text: bool = False) -> None:
     """Glue one figure into the page's prose, marked as computed (``formatting.glued``); with
     ``text``, as plain text for another page's ``{glue:text}``."""
-    from myst_nb import glue as _glue
-
-    from anchorkit.formatting import glued
+    from myst_nb import glue as _glue  # myst-nb loads Sphinx: only once a page glues
 
     _glue(key, value if text else glued(value), display=False)
 
@@ -145,17 +167,18 @@ def glue_all(figures: Mapping[str, object]) -> None:
 
 @dataclass
 class StudyPage:
-    """A study's page once its runs are loaded and measured: ``shown`` maps each regime shown to
-    its tables and ``provenance`` to its ``provenance.json``; ``tables`` and ``prov`` are the
-    first regime's (the weak-basis one)."""
+    """A study's page once its runs are loaded and measured: ``shown`` maps each regime shown
+    (a ``regimes.Regime``) to its tables and ``provenance`` to its ``provenance.json``;
+    ``tables`` and ``prov`` are the first regime's (the weak-basis one)."""
 
-    study: str
+    study: Study
     seeds: list[int]
     reports_dir: Path  # where this page's tables are (``tables_home``)
     store: object
     others: Path = REPORTS  # where the other studies' tables it quotes are read from
-    shown: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
-    provenance: dict[str, dict] = field(default_factory=dict)
+    shown: dict[Regime, dict[str, pd.DataFrame]] = field(default_factory=dict)
+    provenance: dict[Regime, dict] = field(default_factory=dict)
+    profile: Profile = PAPER
 
     @property
     def tables(self) -> dict[str, pd.DataFrame]:
@@ -166,64 +189,56 @@ class StudyPage:
         return next(iter(self.provenance.values()))
 
 
-def study_page(study: str, seeds, profile: str = "paper", epochs: int | None = None,
+def study_page(study, seeds, profile="paper", epochs: int | None = None,
                device: str = "cpu", reports_dir=None, store_dir=None, reuse=True,
                progress=True, scheduler: str | None = None, regimes=None,
                side_by_side: bool = False, publish=False, force=False,
                provenance_glued: bool = False) -> StudyPage:
     """A study page's first step (the module docstring lists the parameters): check every
-    parameter, train or load the runs, measure them, write or read the tables (``tables_home``:
+    parameter, once (the study, profile and regimes named are looked up here and passed down as
+    values), train or load the runs, measure them, write or read the tables (``tables_home``:
     the committed ones only with ``publish``), show their provenance and glue ``<study>-seeds``
     and ``<study>-epochs``. With ``side_by_side`` every regime of the report whose tables are
     written (``studies.shown_regimes``), each with its provenance. With ``provenance_glued`` the
     provenance is glued as ``provenance-<study>`` for the page to place (below its first screen)
     instead of shown first."""
-    from IPython.display import Markdown, display
-
-    from anchorkit.config import check_device, check_int
-    from anchorkit.executor import check_scheduler
-    from anchorkit.regimes import WEAK, reports_path, title
-    from anchorkit.studies import paper_set, run_study, shown_regimes, study_runs, written_regimes
-
     seeds, flags, store = _checked_common(seeds, store_dir, dict(
         reuse=reuse, progress=progress, publish=publish, force=force))
+    s, prof = studies.study(study), profiles.profile(profile)
     if regimes is not None and not side_by_side:
-        raise ParameterError("regimes", regimes, f"the {study} page shows one regime only")
+        raise ParameterError("regimes", regimes, f"the {s.name} page shows one regime only")
     if epochs is not None:
         check_int("epochs", epochs, 1)
-    study_runs(study, seeds, profile, epochs)  # a bad study or profile
     if regimes is not None:
-        shown_regimes(study, seeds, profile, epochs, None, regimes)  # a bad regime
+        regimes = shown_regimes(s, seeds, prof, epochs, None, regimes)  # checked, as values
     check_device(device)
     check_scheduler(scheduler)
-    home = tables_home(reports_dir, store.root, paper_set(study, seeds, profile, epochs),
-                       lambda root: written_regimes(study, seeds, profile, epochs, root, regimes),
+    home = tables_home(reports_dir, store.root, s.paper_set(seeds, prof, epochs),
+                       lambda root: written_regimes(s, seeds, prof, epochs, root, shown_regimes(
+                           s, seeds, prof, epochs, root, regimes)),
                        flags["reuse"], flags["publish"], flags["force"])
-    page = StudyPage(study, seeds, home, store,
-                     home if reports_dir is not None and not committed(reports_dir) else REPORTS)
-    which = (shown_regimes(study, seeds, profile, epochs, home, regimes) if side_by_side
-             else [WEAK])
+    page = StudyPage(s, seeds, home, store,
+                     home if reports_dir is not None and not committed(reports_dir) else REPORTS,
+                     profile=prof)
+    which = shown_regimes(s, seeds, prof, epochs, home, regimes) if side_by_side else [WEAK]
     notes: list[str] = []
     for regime in which:
-        page.shown[regime] = run_study(study, seeds, profile, epochs=epochs, reports_dir=home,
-                                       store=store, device=device, reuse=flags["reuse"],
-                                       progress=flags["progress"], scheduler=scheduler,
-                                       regime=regime, publish=flags["publish"])
-        label = f"*{title(regime).capitalize()}.* " if side_by_side else ""
-        page.provenance[regime] = _show(reports_path(home, regime) / study, study, label,
+        page.shown[regime] = compute_study(
+            s, seeds, prof, regime, epochs, reports_dir=home, store=store, device=device,
+            progress=flags["progress"], reuse=flags["reuse"], scheduler=scheduler,
+            publish=flags["publish"])
+        label = f"*{regime.title.capitalize()}.* " if side_by_side else ""
+        page.provenance[regime] = _show(regime.reports(home) / s.name, s.name, label,
                                         notes if provenance_glued else None)
     if provenance_glued:
-        glue(f"provenance-{study}", "\n\n".join(notes))
-    glue(f"{study}-seeds", len(seeds))
-    glue(f"{study}-epochs", page.prov["epochs"])
+        glue(f"provenance-{s.name}", "\n\n".join(notes))
+    glue(f"{s.name}-seeds", len(seeds))
+    glue(f"{s.name}-epochs", page.prov["epochs"])
     return page
 
 
 def _checked_common(seeds, store_dir, flags: dict):
     """The checks every page's first cell shares: seeds, the flags, a writable store."""
-    from anchorkit.config import check_seeds
-    from anchorkit.store import RunStore
-
     one_line_parameter_errors()
     return check_seeds(seeds), check_flags(**flags), RunStore(
         check_writable("store_dir", RunStore(store_dir).root))
@@ -232,8 +247,6 @@ def _checked_common(seeds, store_dir, flags: dict):
 def _show(where: Path, name: str, label: str = "", notes: list | None = None) -> dict:
     """Show a table folder's provenance, or add it to ``notes`` for the page to glue where it
     chooses (and print the folder when it is not the committed one)."""
-    from IPython.display import Markdown, display
-
     prov = read_provenance(where)
     if notes is None:
         display(Markdown(label + provenance_block(prov, where)))
@@ -250,10 +263,6 @@ def essay_page(seeds, profile: str = "paper", epochs: int | None = None, device:
     """The essay page's first step: check the parameters, measure every stored run at these
     seeds (or read the tables), show the provenance (or glue it as ``provenance-<essay>``, with
     ``provenance_glued``); the committed tables only with ``publish``."""
-    from anchorkit.config import check_device, check_int
-    from anchorkit.provenance import written_for
-    from anchorkit.studies import ESSAY, PAPER_SEEDS, essay_runs, run_geometry
-
     seeds, flags, store = _checked_common(seeds, store_dir, dict(
         reuse=reuse, progress=progress, publish=publish, force=force))
     if epochs is not None:
@@ -279,10 +288,6 @@ def scout_page(regimes, seeds, lengths, profile: str = "scout", reports_dir=None
     """The scout page's first step: check the parameters, run the scout (or read its tables),
     show the provenance; the tables and the folder the page's other reads use (the committed
     ``reports/`` or the folder the scout wrote to). The committed tables only with ``publish``."""
-    from anchorkit import scout
-    from anchorkit.config import check_choice, check_lengths
-    from anchorkit.executor import check_scheduler
-
     seeds, flags, store = _checked_common(seeds, store_dir, dict(
         reuse=reuse, progress=progress, publish=publish, force=force))
     regimes = list(scout.REGIMES) if regimes is None else list(regimes)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from anchorkit.regimes import regime as regime_of
 from anchorkit import criteria
 from anchorkit.formatting import (by_seed, captioned, count, count_moved, cpu_name, number, paired,
                                   seed_text, summary)
@@ -101,6 +102,19 @@ def reference_sentence(facts: dict[str, str]) -> str:
             f"{facts['rb-hasspike']} of these runs. Falloff's spike {facts['rb-moved']}. The "
             f"reference baseline of the falloff runs was {facts['rb-ref']}; raw removal net of it "
             f"was {facts['rb-refnet']}, against a control-netted removal of {facts['rb-net']}.")
+
+
+def regime_figures(regime, facts: dict, study: str = "reference-baseline") -> dict[str, str]:
+    """What the page's section on another regime glues, each key from the regime's
+    (``Regime.key``): its sentence (or the command that computes its tables), its table as a file
+    and its tables' folder."""
+    sentence = (reference_sentence(facts[regime]) if regime in facts else
+                "Its tables are not computed yet (`python -m scripts.execute_studies --compute "
+                f"--regime {regime.name} {study}`).")
+    return {regime.key("rb"): sentence,
+            regime.key("rb-file"):
+                f"{{download}}`spikes.csv <{regime.reports('../../reports') / study / 'spikes'}.csv>`",
+            regime.key("rb-folder"): f"`{regime.reports('reports') / study}/`"}
 
 
 def spike_table(tables: dict[str, pd.DataFrame], regime_title: str):
@@ -269,8 +283,6 @@ def provenance_table(reports_dir) -> tuple[pd.DataFrame, set[str]]:
     """One row per ``provenance.json`` under ``reports_dir`` (where each table folder comes
     from: study, regime, seeds, epochs, runs, commit, date, machine, kernels, wall minutes), and
     the profiles they were computed at."""
-    from anchorkit.regimes import WEAK, title
-
     rows, profiles = [], set()
     for f in sorted(Path(reports_dir).glob("**/provenance.json")):
         if any(part.startswith(".") for part in f.relative_to(reports_dir).parts):
@@ -278,7 +290,7 @@ def provenance_table(reports_dir) -> tuple[pd.DataFrame, set[str]]:
         p = check_manifest(f.parent)
         profiles.add(p["profile"])
         regime = ("several" if p["study"] == "optimizer-scout"
-                  else title(p.get("regime", WEAK)).removesuffix(" regime"))
+                  else regime_of(p.get("regime")).title.removesuffix(" regime"))
         rows.append({"tables": str(f.parent.relative_to(reports_dir)) + "/", "study": p["study"],
                      "regime": regime, "seeds": seed_text(p["seeds"]), "epochs": p["epochs"],
                      "runs": len(p["runs"]), "commit": (p["commit"] or "")[:10],

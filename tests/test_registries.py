@@ -1,0 +1,139 @@
+"""Studies, regimes and profiles are values: a new regime or study is one entry in its registry,
+and everything below the entry points follows from the value (no list of names elsewhere)."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from anchorkit import ledger, regimes, studies
+from anchorkit.pages import report_page
+from anchorkit.config import ParameterError
+from anchorkit.profiles import PAPER, PROFILES, QUICK, profile
+from anchorkit.provenance import read_provenance, read_tables
+from anchorkit.regimes import REPORT, SECOND, WEAK, Regime, regime
+from anchorkit.store import RunStore
+from anchorkit.studies import STUDIES, Study, study
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# a third regime and a study the house has never heard of
+TOY_REGIME = Regime("toy-regime", {"train": {"beta2": 0.99}}, epochs=2, title="toy regime",
+                    glue="-toy")
+TOY_STUDY = Study("toy-study", (("falloff", "adam"),), seeds=(3,),
+                  derive=lambda t: {"toy": t["results"][["seed", "net_removal"]]})
+
+
+@pytest.fixture
+def registered(monkeypatch):
+    """The toy regime and study in temporary registries (restored after the test)."""
+    monkeypatch.setitem(regimes.REGIMES, TOY_REGIME.name, TOY_REGIME)
+    monkeypatch.setitem(studies.STUDIES, TOY_STUDY.name, TOY_STUDY)
+
+
+def test_a_toy_study_in_a_toy_regime_is_computed_and_written_under_the_regimes_folder(
+        registered, tmp_path):
+    out = studies.run_study("toy-study", [3], "quick", epochs=1, reports_dir=tmp_path,
+                            store=RunStore(tmp_path / "store"), progress=False,
+                            scheduler="in-process", regime="toy-regime")
+    where = tmp_path / "toy-regime" / "toy-study"
+    assert set(read_tables(where)) == set(out)
+    assert "toy" in out and list(out["toy"].seed) == [3]  # the study's own derived table
+    prov = read_provenance(where)
+    assert prov["regime"] == "toy-regime" and prov["profile"] == "quick"
+    runs = studies.study_runs("toy-study", [3], "quick", 1, "toy-regime")
+    assert sorted(prov["runs"]) == sorted(c.name for c in runs)
+    assert all(c.train.beta2 == 0.99 and c.epochs == 1 for c in runs)
+
+
+def test_a_toy_regimes_page_figures_carry_its_glue_key(registered):
+    """The report page's figures for a regime it has never named: every glue key suffixed by
+    the regime's key, every table titled by its title (the committed weak-basis tables stand in
+    for the toy regime's)."""
+    tables = read_tables(ROOT / "reports" / "rotated-basis")
+    claims = ledger.ledger(ROOT / "reports", WEAK.title)
+    shown = {WEAK: tables, TOY_REGIME: tables}
+    glued, plain = report_page.summary_figures(shown, {WEAK: claims, TOY_REGIME: claims})
+    for key in ("answer-e1", "answer-e2", "answer-e3", "answer-discussion"):
+        assert glued[key] == glued[key + "-toy"]  # the same tables, the same answer
+        assert glued[SECOND.key(key)].startswith("The second regime's tables are not computed")
+    assert "Toy regime:" in plain["answer-e1-text"]
+    later = report_page.later_figures(ROOT / "reports", shown)
+    assert set(later) == {"later-moved", SECOND.key("later-moved"), "later-moved-toy"}
+    table = report_page.question_table(shown, "E1", "E1.").data
+    assert "Toy regime" in table.columns
+
+
+def test_registries_resolve_names_once_and_refuse_unknown_ones():
+    assert study("control") is STUDIES["control"] and study(STUDIES["control"]) is STUDIES["control"]
+    assert regime(None) is WEAK and regime(SECOND.name) is SECOND and regime(SECOND) is SECOND
+    assert profile("quick") is QUICK and profile(PAPER) is PAPER
+    for resolve, name in ((study, "study"), (regime, "regime"), (profile, "profile")):
+        with pytest.raises(ParameterError, match=f"'{name}'"):
+            resolve("no-such")
+    assert set(PROFILES) == {"paper", "quick", "scout"}
+
+
+def test_a_regime_names_its_folder_and_glue_keys():
+    assert WEAK.reports("r") == Path("r") and WEAK.key("answer-e1") == "answer-e1"
+    assert SECOND.reports("r") == Path("r") / SECOND.name
+    assert SECOND.key("answer-e1") == "answer-e1-second"
+    other = Regime("beta2-0.999", {"train": {"beta2": 0.999}})  # defaults from its name
+    assert other.title == "beta2-0.999 regime" and other.key("x") == "x-beta2-0.999"
+    assert other.reports("r") == Path("r") / "beta2-0.999"
+    assert REPORT == (WEAK, SECOND)
+
+
+def test_a_profile_sets_what_it_names_and_leaves_the_rest_to_the_regime():
+    weak_paper = studies.run_config(704, "control", "adam", PAPER, WEAK)
+    second_paper = studies.run_config(704, "control", "adam", PAPER, SECOND)
+    assert (weak_paper.epochs, weak_paper.train.step) == (400, "eager")
+    assert (second_paper.epochs, second_paper.train.step) == (SECOND.epochs, "compiled")
+    for r in (WEAK, SECOND):
+        quick = studies.run_config(704, "control", "adam", QUICK, r)
+        assert (quick.epochs, quick.train.step, quick.task) == (4, "eager", QUICK.task)
+        assert studies.run_config(704, "control", "adam", QUICK, r, epochs=9).epochs == 9
+
+
+def test_every_study_pairs_each_arm_with_the_control_of_its_optimizer():
+    for s in STUDIES.values():
+        pairs = s.pairs([704, 705])
+        assert len(pairs) == 2 * len(s.arms)
+        for p in pairs:
+            assert p.control.recipe == "control"
+            assert p.control.optimizer == p.anchored.optimizer
+            assert p.control.seed == p.anchored.seed
+    frame = pd.DataFrame([(p.anchored.recipe, p.anchored.optimizer)
+                          for p in STUDIES["rotated-basis"].pairs([704])])
+    assert frame.values.tolist() == [["falloff", "rotated"], ["falloff", "adam"]]
+
+
+def test_no_notebook_spells_a_regimes_folder_or_glue_key_by_its_name():
+    """Paths and glue keys come from the ``Regime`` value (``Regime.reports``, ``Regime.key``),
+    so that a regime added to the report needs no notebook's text rewritten."""
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        text = nb.read_text()
+        for r in regimes.REGIMES.values():
+            if r.folder is not None:
+                assert f"{r.folder}/" not in text, (nb.name, r.name)
+                assert f"-{r.name}`" not in text and f'-{r.name}"' not in text, (nb.name, r.name)
+
+
+@pytest.mark.parametrize("r", REPORT, ids=lambda r: r.name)
+def test_every_committed_study_follows_from_its_registry_entry(r, tmp_path):
+    """The committed tables of each study in each report regime are those its ``Study`` value
+    names: the same runs (by hash) and, derived again from its measured tables, the same derived
+    tables (bitwise, after the Parquet round trip the tables were written with)."""
+    seen = 0
+    for s in STUDIES.values():
+        where = r.reports(ROOT / "reports") / s.name
+        if not (where / "provenance.json").exists():
+            continue
+        seen += 1
+        prov, tables = read_provenance(where), read_tables(where)
+        assert {c.name: c.hash for c in s.runs(list(s.seeds), PAPER, r)} == prov["runs"]
+        for name, table in s.derive(tables).items():
+            table.to_parquet(tmp_path / "t.parquet", index=False)
+            pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "t.parquet"), tables[name],
+                                          check_exact=True)
+    assert seen >= 2
