@@ -43,6 +43,157 @@ def _stack(answers, name: str) -> torch.Tensor:
 
 
 @torch.inference_mode()
+@dataclass
+class Scores:
+    """A pair's scores from its answers: clean and edited (e₁ at every dose), the nulls, spans
+    and sampling error they are read against, and the drops (anchored first, control second)."""
+
+    clean: torch.Tensor  # (2, ops)
+    null: torch.Tensor
+    evidence_null: torch.Tensor
+    spans: torch.Tensor
+    evidence_spans: torch.Tensor
+    error: torch.Tensor
+    e1_answers: torch.Tensor  # (2, doses, B)
+    drops: torch.Tensor  # (doses, 2, ops)
+    over: torch.Tensor
+
+
+def pair_scores(answers: tuple[dict, dict], probe) -> Scores:
+    """Every score a pair's tables read, from its two runs' answers."""
+    batch = probe.clean
+    clean_answers = _stack(answers, "clean")
+    clean = scores_of_predictions(clean_answers, batch)
+    null = null_of_other_ops(clean_answers, batch)
+    evidence_null = scores_of_predictions(_stack(answers, "null"), probe.null)
+    spans = span(clean, null)
+    n_ops = contexts_per_op(batch)
+    others = n_ops.sum() - n_ops[DIFFERENCE]
+    error = removal_error(null[:, DIFFERENCE], spans[:, DIFFERENCE], n_ops[DIFFERENCE], others)
+    e1_answers = _stack(answers, "e1")
+    edited = scores_of_predictions(e1_answers, batch).transpose(0, 1)  # (doses, 2, ops)
+    over = over_removal(edited[:, 0, DIFFERENCE], null[0, DIFFERENCE], n_ops[DIFFERENCE], others)
+    return Scores(clean, null, evidence_null, spans, span(clean, evidence_null), error,
+                  e1_answers, drop(clean, edited), over)
+
+
+def dose_rows(sc: Scores, base: dict) -> list[dict]:
+    """One row per dose of the e₁ edit: removal (raw, net, against the evidence null), spill."""
+    drops = sc.drops
+    raw, control_drop = removal(drops[:, 0], sc.spans[0]), removal(drops[:, 1], sc.spans[1])
+    raw_ev = removal(drops[:, 0], sc.evidence_spans[0])
+    control_ev = removal(drops[:, 1], sc.evidence_spans[1])
+    return [{**base, "dose": d, "raw_removal": float(raw[i]),
+             "control_drop": float(control_drop[i]),
+             "net_removal": float(raw[i] - control_drop[i]),
+             "over_removal": bool(sc.over[i]),
+             "raw_removal_vs_evidence_null": float(raw_ev[i]),
+             "net_removal_vs_evidence_null": float(raw_ev[i] - control_ev[i]),
+             "spill": float(spill(drops[i:i + 1, 0], drops[i:i + 1, 1])),
+             "raw_spill": float(other_ops_drop(drops[i, 0])),
+             "control_other_ops": float(other_ops_drop(drops[i, 1]))}
+            for i, d in enumerate(DOSES)]
+
+
+def results_row(pair: Pair, sc: Scores, full: dict, base: dict, batch) -> dict:
+    """The results row's scores at full dose: removal, spill, landing, task change, kept, and
+    each run's clean scores, null and span."""
+    res = {**base, **{k: full[k] for k in (
+        "raw_removal", "control_drop", "net_removal", "over_removal",
+        "raw_removal_vs_evidence_null", "net_removal_vs_evidence_null", "raw_spill",
+        "control_other_ops")}}
+    res["removal_error"] = float(sc.error[0])
+    res["spill"] = float(spill(sc.drops[:, 0], sc.drops[:, 1]))
+    res["landing"] = float(landing(sc.e1_answers[0, -1], batch))
+    res["task_change"] = float(task_change(sc.clean[0], sc.clean[1]))
+    res["kept"] = bool(kept(res["net_removal"]))
+    res["kept_raw"] = bool(kept(res["raw_removal"]))
+    for role_i, (role, _) in enumerate(_roles(pair)):
+        for j, op in enumerate(OPS):
+            res[f"{role}_score_{op}"] = float(sc.clean[role_i, j])
+        res[f"{role}_null_difference"] = float(sc.null[role_i, DIFFERENCE])
+        res[f"{role}_evidence_null_difference"] = float(sc.evidence_null[role_i, DIFFERENCE])
+        res[f"{role}_span_difference"] = float(sc.spans[role_i, DIFFERENCE])
+    return res
+
+
+def alignment_rows(pair: Pair, model, batch, base: dict) -> list[dict]:
+    """Alignment with e₁ by slice, at difference's contexts and at the other ops'."""
+    align_diff, align_other = alignment_profile(model, batch)
+    return [{**base, "role": role, "slice": s, "context": ctx, "alignment": float(v[i, s])}
+            for i, (role, _) in enumerate(_roles(pair))
+            for ctx, v in (("difference", align_diff), ("other", align_other))
+            for s in range(v.shape[1])]
+
+
+def basis_measures(pair: Pair, model, batch, res: dict, base: dict) -> list[dict]:
+    """Each run's energy spectrum along the coordinate axes and the seed's rotated axes (the
+    ``spectra`` rows); its spike, shares, kurtosis and syntax |cos| added to ``res``."""
+    a_cfg = pair.anchored
+    D = a_cfg.model.d_model
+    states = last_slice_states(model, batch)
+    at_syntax = syntax_positions(a_cfg.task, batch)
+    R = rotation(a_cfg.replace(optimizer="rotated"))  # the seed's R (for plain Adam: arbitrary)
+    bases = {"axes": coordinate_axes(D), "rotated": rotated_axes(R)}
+    anchored_run = pair.anchored != pair.control and a_cfg.recipe != "control"
+    rows = []
+    for name, basis in bases.items():
+        block = basis_block(model, states, at_syntax, basis)
+        shares, syntax_shares, kurt, cos = (block.shares, block.syntax_shares, block.kurtosis,
+                                            block.syntax_cos)
+        found = {}
+        for i, (role, _) in enumerate(_roles(pair)):
+            # along the axes e₁ is never an anchored run's spike: the anchor put energy there
+            exclude = 0 if name == "axes" and role == "anchored" and anchored_run else None
+            index, has = spike(syntax_shares[i], exclude)
+            found[role] = index, has = int(index), bool(has)
+            res[f"{role}_has_spike_{name}"] = has
+            res[f"{role}_spike_{name}"] = index if has else None
+            res[f"{role}_spike_share_{name}"] = float(shares[i, index]) if has else float("nan")
+            res[f"{role}_cos_e1_spike_{name}"] = (float(cos_e1(basis, torch.tensor(index)))
+                                                  if has else float("nan"))
+            res[f"{role}_top_share_{name}"] = float(shares[i].max())
+            res[f"{role}_kurtosis_{name}"] = float(kurt[i])
+            for sym, v in cos.items():
+                res[f"{role}_syntax_cos_{sym}_{name}"] = float(v[i])
+            rows += [{**base, "role": role, "basis": name, "direction": k,
+                      "share": float(shares[i, k]),
+                      "syntax_share": float(syntax_shares[i, k])} for k in range(D)]
+        (a_index, a_has), (c_index, c_has) = found["anchored"], found["control"]
+        res[f"moved_{name}"] = moved(a_index, c_index, a_has, c_has)
+    return rows
+
+
+def direction_rows(pair: Pair, sc: Scores, answers, batch, res: dict, base: dict) -> list[dict]:
+    """Every swept direction's cost and drop of difference at full dose (e₁ from the dose
+    sweep); each run's reference baseline, and removal net of it, added to ``res``."""
+    a_cfg = pair.anchored
+    kinds, idx, _ = sweep_directions(a_cfg)
+    scores = scores_of_predictions(_stack(answers, "sweep"), batch)  # (2, n, ops)
+    drops_dir = sc.clean[:, None] - scores
+    cost = direction_cost(drops_dir)
+    share = removal(drops_dir, sc.spans[:, None])
+    rows = [{**base, "role": role, "kind": k, "index": ix, "cost": float(cost[i, n]),
+             "difference_share": float(share[i, n])}
+            for i, (role, _) in enumerate(_roles(pair))
+            for n, (k, ix) in enumerate(zip(kinds, idx))]
+    rows += [{**base, "role": role, "kind": "e1", "index": 0,
+              "cost": float(direction_cost(sc.drops[-1, i])),
+              "difference_share": float(removal(sc.drops[-1, i], sc.spans[i]))}
+             for i, (role, _) in enumerate(_roles(pair))]
+    ref = pd.DataFrame(rows)
+    # reference directions: the optimizer's own basis, off the spike (the axes: off e₁ too)
+    kind, name = ("axis", "axes") if a_cfg.optimizer == "adam" else ("rotated", "rotated")
+    for role, _ in _roles(pair):
+        mine = ref[(ref.role == role) & (ref.kind == kind)]
+        off = [res[f"{role}_spike_{name}"]] if res[f"{role}_has_spike_{name}"] else []
+        pick = mine[~mine["index"].isin(off)]
+        res[f"{role}_reference_baseline"] = float(
+            reference_baseline(torch.tensor(pick["difference_share"].to_numpy())))
+    res["removal_net_of_reference"] = res["raw_removal"] - res["anchored_reference_baseline"]
+    return rows
+
+
 def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: bool = True,
                  chunk: int = 8, answers: tuple[dict, dict] | None = None
                  ) -> dict[str, pd.DataFrame]:
@@ -63,120 +214,17 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
         answers = tuple({k: v for part in parts for k, v in predict(cfg, st, part, chunk).items()}
                         for cfg, st in ((a_cfg, anchored_state), (c_cfg, control_state)))
     model = load_model([a_cfg, c_cfg], [anchored_state, control_state])
-    D, task, seed = a_cfg.model.d_model, a_cfg.task, a_cfg.seed
-    probe = probe_set(task)
+    probe = probe_set(a_cfg.task)
     batch = probe.clean
-    clean_answers = _stack(answers, "clean")
-    clean = scores_of_predictions(clean_answers, batch)  # (2, ops)
-    null = null_of_other_ops(clean_answers, batch)
-    evidence_null = scores_of_predictions(_stack(answers, "null"), probe.null)
-    spans, evidence_spans = span(clean, null), span(clean, evidence_null)
-    n_ops = contexts_per_op(batch)
-    error = removal_error(null[:, DIFFERENCE], spans[:, DIFFERENCE], n_ops[DIFFERENCE],
-                          n_ops.sum() - n_ops[DIFFERENCE])
-    e1_answers = _stack(answers, "e1")  # (2, doses, B)
-    edited = scores_of_predictions(e1_answers, batch).transpose(0, 1)  # (doses, 2, ops)
-    drops = drop(clean, edited)
-    over = over_removal(edited[:, 0, DIFFERENCE], null[0, DIFFERENCE], n_ops[DIFFERENCE],
-                        n_ops.sum() - n_ops[DIFFERENCE])
-    raw, control_drop = removal(drops[:, 0], spans[0]), removal(drops[:, 1], spans[1])
-    raw_ev = removal(drops[:, 0], evidence_spans[0])
-    control_ev = removal(drops[:, 1], evidence_spans[1])
-    base = {"seed": seed, "optimizer": a_cfg.optimizer, "recipe": a_cfg.recipe,
+    sc = pair_scores(answers, probe)
+    base = {"seed": a_cfg.seed, "optimizer": a_cfg.optimizer, "recipe": a_cfg.recipe,
             "run": a_cfg.name, "control_run": c_cfg.name}
-
-    dose_rows = []
-    for i, d in enumerate(DOSES):
-        dose_rows.append({**base, "dose": d, "raw_removal": float(raw[i]),
-                          "control_drop": float(control_drop[i]),
-                          "net_removal": float(raw[i] - control_drop[i]),
-                          "over_removal": bool(over[i]),
-                          "raw_removal_vs_evidence_null": float(raw_ev[i]),
-                          "net_removal_vs_evidence_null": float(raw_ev[i] - control_ev[i]),
-                          "spill": float(spill(drops[i:i + 1, 0], drops[i:i + 1, 1])),
-                          "raw_spill": float(other_ops_drop(drops[i, 0])),
-                          "control_other_ops": float(other_ops_drop(drops[i, 1]))})
-    full = dose_rows[-1]
-    res = {**base, **{k: full[k] for k in (
-        "raw_removal", "control_drop", "net_removal", "over_removal",
-        "raw_removal_vs_evidence_null", "net_removal_vs_evidence_null", "raw_spill",
-        "control_other_ops")}}
-    res["removal_error"] = float(error[0])
-    res["spill"] = float(spill(drops[:, 0], drops[:, 1]))
-    res["landing"] = float(landing(e1_answers[0, -1], batch))
-    res["task_change"] = float(task_change(clean[0], clean[1]))
-    res["kept"] = bool(kept(res["net_removal"]))
-    res["kept_raw"] = bool(kept(res["raw_removal"]))
-    for role_i, (role, _) in enumerate(_roles(pair)):
-        for j, op in enumerate(OPS):
-            res[f"{role}_score_{op}"] = float(clean[role_i, j])
-        res[f"{role}_null_difference"] = float(null[role_i, DIFFERENCE])
-        res[f"{role}_evidence_null_difference"] = float(evidence_null[role_i, DIFFERENCE])
-        res[f"{role}_span_difference"] = float(spans[role_i, DIFFERENCE])
-
-    align_diff, align_other = alignment_profile(model, batch)
-    align_rows = [{**base, "role": role, "slice": s, "context": ctx, "alignment": float(v[i, s])}
-                  for i, (role, _) in enumerate(_roles(pair))
-                  for ctx, v in (("difference", align_diff), ("other", align_other))
-                  for s in range(v.shape[1])]
-
-    states = last_slice_states(model, batch)
-    at_syntax = syntax_positions(task, batch)
-    R = rotation(a_cfg.replace(optimizer="rotated"))  # the seed's R (for plain Adam: arbitrary)
-    bases = {"axes": coordinate_axes(D), "rotated": rotated_axes(R)}
-    anchored_run = pair.anchored != pair.control and a_cfg.recipe != "control"
-    spectra_rows = []
-    for name, basis in bases.items():
-        block = basis_block(model, states, at_syntax, basis)
-        shares, syntax_shares, kurt, cos = (block.shares, block.syntax_shares, block.kurtosis,
-                                            block.syntax_cos)
-        found = {}
-        for i, (role, _) in enumerate(_roles(pair)):
-            # along the axes e₁ is never an anchored run's spike: the anchor put energy there
-            exclude = 0 if name == "axes" and role == "anchored" and anchored_run else None
-            index, has = spike(syntax_shares[i], exclude)
-            found[role] = index, has = int(index), bool(has)
-            res[f"{role}_has_spike_{name}"] = has
-            res[f"{role}_spike_{name}"] = index if has else None
-            res[f"{role}_spike_share_{name}"] = float(shares[i, index]) if has else float("nan")
-            res[f"{role}_cos_e1_spike_{name}"] = (float(cos_e1(basis, torch.tensor(index)))
-                                                  if has else float("nan"))
-            res[f"{role}_top_share_{name}"] = float(shares[i].max())
-            res[f"{role}_kurtosis_{name}"] = float(kurt[i])
-            for sym, v in cos.items():
-                res[f"{role}_syntax_cos_{sym}_{name}"] = float(v[i])
-            spectra_rows += [{**base, "role": role, "basis": name, "direction": k,
-                              "share": float(shares[i, k]),
-                              "syntax_share": float(syntax_shares[i, k])} for k in range(D)]
-        (a_index, a_has), (c_index, c_has) = found["anchored"], found["control"]
-        res[f"moved_{name}"] = moved(a_index, c_index, a_has, c_has)
-    out = {"results": res, "dose": dose_rows, "alignment": align_rows, "spectra": spectra_rows}
-
+    doses = dose_rows(sc, base)
+    res = results_row(pair, sc, doses[-1], base, batch)
+    out = {"results": res, "dose": doses, "alignment": alignment_rows(pair, model, batch, base),
+           "spectra": basis_measures(pair, model, batch, res, base)}
     if sweep:
-        kinds, idx, _ = sweep_directions(a_cfg)
-        scores = scores_of_predictions(_stack(answers, "sweep"), batch)  # (2, n, ops)
-        drops_dir = clean[:, None] - scores
-        cost = direction_cost(drops_dir)
-        share = removal(drops_dir, spans[:, None])
-        dir_rows = [{**base, "role": role, "kind": k, "index": ix, "cost": float(cost[i, n]),
-                     "difference_share": float(share[i, n])}
-                    for i, (role, _) in enumerate(_roles(pair))
-                    for n, (k, ix) in enumerate(zip(kinds, idx))]
-        dir_rows += [{**base, "role": role, "kind": "e1", "index": 0,
-                      "cost": float(direction_cost(drops[-1, i])),
-                      "difference_share": float(removal(drops[-1, i], spans[i]))}
-                     for i, (role, _) in enumerate(_roles(pair))]
-        out["directions"] = dir_rows
-        ref = pd.DataFrame(dir_rows)
-        # reference directions: the optimizer's own basis, off the spike (the axes: off e₁ too)
-        kind, name = ("axis", "axes") if a_cfg.optimizer == "adam" else ("rotated", "rotated")
-        for role, _ in _roles(pair):
-            mine = ref[(ref.role == role) & (ref.kind == kind)]
-            off = [res[f"{role}_spike_{name}"]] if res[f"{role}_has_spike_{name}"] else []
-            pick = mine[~mine["index"].isin(off)]
-            res[f"{role}_reference_baseline"] = float(
-                reference_baseline(torch.tensor(pick["difference_share"].to_numpy())))
-        res["removal_net_of_reference"] = res["raw_removal"] - res["anchored_reference_baseline"]
+        out["directions"] = direction_rows(pair, sc, answers, batch, res, base)
     return _typed({k: pd.DataFrame([v] if isinstance(v, dict) else v) for k, v in out.items()})
 
 

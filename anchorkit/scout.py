@@ -121,7 +121,35 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs
     row.update({f"score_{op}": float(clean[0, j]) for j, op in enumerate(OPS)})
     bases = {"axes": coordinate_axes(D),
              "rotated": rotated_axes(rotation(cfg.replace(optimizer="rotated")))}
-    at_syntax = syntax_positions(cfg.task, batch)
+    row.update(_basis_row(model, states, syntax_positions(cfg.task, batch), bases))
+    # costs along the run's own basis (the axes under plain Adam, its rotated axes under rotated)
+    own = "axes" if cfg.optimizer == "adam" else "rotated"
+    dirs = torch.cat([bases[own], random_directions(N_RANDOM, D)])
+    if store is not None and epochs is None:
+        raise ParameterError("epochs", epochs, "expected the epoch of the weights, to cache "
+                             "their answers in the store")
+    key = (answers_key(cfg, f"premise/{epochs}/{own}/{N_RANDOM}/{contexts}", state)
+           if store is not None else None)
+    answers = _edited_answers(model, batch, dirs, contexts, store, key)
+    cost = direction_cost(drop(clean[:, None], scores_of_predictions(answers, batch)))[0]
+    top = row[f"top_{own}"]
+    others = torch.cat([cost[:top], cost[top + 1:D]])
+    row.update({"own_basis": own, "top_cost": float(cost[top]),
+                "median_other_cost": float(others.median()),
+                "costliest_other_cost": float(others.max()),
+                "costliest_other": int(torch.cat([torch.arange(top), torch.arange(top + 1, D)])[
+                    others.argmax()]),
+                "median_random_cost": float(cost[D:].median())})
+    where = _where(model, batch, bases[own][top])
+    where = where.assign(seed=cfg.seed, optimizer=cfg.optimizer, run=cfg.name, basis=own,
+                         direction=top)
+    return row, where
+
+
+def _basis_row(model, states, at_syntax, bases: dict) -> dict:
+    """Along each basis: the top direction's share and its ratio to the second, kurtosis, the
+    syntax tokens' |cos| (and how many reach ``REPORT_COS``), whether a syntax spike forms."""
+    row = {}
     for name, basis in bases.items():
         block = basis_block(model, states, at_syntax, basis)
         shares, cos = block.shares[0], block.syntax_cos
@@ -136,34 +164,19 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs
             float(cos[sym][0]) >= REPORT_COS for sym in SYNTAX))
         _, has = spike(block.syntax_shares[0])
         row[f"has_syntax_spike_{name}"] = bool(has)
-    # costs along the run's own basis (the axes under plain Adam, its rotated axes under rotated)
-    own = "axes" if cfg.optimizer == "adam" else "rotated"
-    dirs = torch.cat([bases[own], random_directions(N_RANDOM, D)])
-    if store is not None and epochs is None:
-        raise ParameterError("epochs", epochs, "expected the epoch of the weights, to cache "
-                             "their answers in the store")
-    key = (answers_key(cfg, f"premise/{epochs}/{own}/{N_RANDOM}/{contexts}", state)
-           if store is not None else None)
+    return row
+
+
+def _edited_answers(model, batch, dirs, contexts: int, store, key) -> torch.Tensor:
+    """The answers with each direction projected out at full dose, from the store's answer cache
+    under ``key`` when there (else computed, and cached when a key is given)."""
     cached = store.load_answers(key) if key is not None else None
-    if cached is None:
-        answers = edited_predictions(model, batch, dirs, 1.0, chunk=1, contexts=contexts)
-        if key is not None:
-            store.save_answers(key, {"answers": answers})
-    else:
-        answers = cached["answers"]
-    cost = direction_cost(drop(clean[:, None], scores_of_predictions(answers, batch)))[0]
-    top = row[f"top_{own}"]
-    others = torch.cat([cost[:top], cost[top + 1:D]])
-    row.update({"own_basis": own, "top_cost": float(cost[top]),
-                "median_other_cost": float(others.median()),
-                "costliest_other_cost": float(others.max()),
-                "costliest_other": int(torch.cat([torch.arange(top), torch.arange(top + 1, D)])[
-                    others.argmax()]),
-                "median_random_cost": float(cost[D:].median())})
-    where = _where(model, batch, bases[own][top])
-    where = where.assign(seed=cfg.seed, optimizer=cfg.optimizer, run=cfg.name, basis=own,
-                         direction=top)
-    return row, where
+    if cached is not None:
+        return cached["answers"]
+    answers = edited_predictions(model, batch, dirs, 1.0, chunk=1, contexts=contexts)
+    if key is not None:
+        store.save_answers(key, {"answers": answers})
+    return answers
 
 
 def _where(model, batch, direction: torch.Tensor) -> pd.DataFrame:

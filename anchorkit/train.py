@@ -158,11 +158,35 @@ def _load(cfg: RunConfig, store: RunStore) -> TrainedRun:
     return TrainedRun(cfg, initial, store.load_final(cfg), store.load_trajectory(cfg))
 
 
-def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, snapshot_epochs
-                    ) -> list[TrainedRun]:
+@dataclass
+class _Ensemble:
+    """One ensemble's training state: its runs, their stacked model and optimizer, the loss of a
+    step, the probe set the trajectory is recorded on, and the trajectory so far."""
+
+    cfgs: list[RunConfig]
+    initial: list[dict]
+    model: Transformer
+    opt: BasisAdam
+    loss_of: Callable
+    probe: Batch
+    seeds: list[int]
+    traj_rows: list[dict]
+    store: RunStore | None
+    snapshot_epochs: Sequence[int]
+    device: str
+
+    @property
+    def steps_per_epoch(self) -> int:
+        t = self.cfgs[0].train
+        return t.contexts_per_epoch // t.batch_size
+
+
+def _prepare(group, start: int, store, device, snapshot_epochs) -> _Ensemble:
+    """The ensemble's model and optimizer at epoch ``start`` (its initial weights, or the
+    checkpoints in ``group``), the initial weights saved to the store."""
     cfgs = [c for c, _ in group]
     cfg0 = cfgs[0]
-    E, tcfg, task = len(cfgs), cfg0.train, cfg0.task
+    tcfg, task = cfg0.train, cfg0.task
     initial = [initial_state(c) for c in cfgs]
     if start == 0:
         model = load_model(cfgs, initial, device)
@@ -182,82 +206,110 @@ def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, sn
     if start:
         opt.load_members([ck["optimizer"] for _, ck in group], group[0][1]["step"])
     recipes = [recipe(c.recipe, model.n_slices) for c in cfgs]
-    pos = positions(task)
-    loss_of = step_loss(model, recipes, pos, tcfg.step)
+    loss_of = step_loss(model, recipes, positions(task), tcfg.step)
     probe = probe_set(task)
     probe = Batch(*(t.to(device) for t in vars(probe.clean).values()))
-    seeds = [data_seed(c.seed) for c in cfgs]
-    steps_per_epoch = tcfg.contexts_per_epoch // tcfg.batch_size
+    return _Ensemble(cfgs, initial, model, opt, loss_of, probe, [data_seed(c.seed) for c in cfgs],
+                     traj_rows, store, snapshot_epochs, device)
+
+
+def _record(ens: _Ensemble, epoch: int, losses) -> None:
+    """The trajectory's row of every run at ``epoch``: its loss, op scores and alignment."""
+    scores, diff, other = scores_and_alignment(ens.model, ens.probe)
+    for i, c in enumerate(ens.cfgs):
+        row = {"run": c.name, "hash": c.hash, "seed": c.seed, "recipe": c.recipe,
+               "optimizer": c.optimizer, "epoch": epoch,
+               "loss": float("nan") if losses is None else float(losses[i])}
+        row.update({f"score_{op}": float(scores[i, j]) for j, op in enumerate(OPS)})
+        row.update({f"alignment_difference_{s}": float(diff[i, s]) for s in range(diff.shape[1])})
+        row.update({f"alignment_other_{s}": float(other[i, s]) for s in range(other.shape[1])})
+        ens.traj_rows.append(row)
+
+
+def _snapshot(ens: _Ensemble, epoch: int) -> None:
+    if ens.store is not None and epoch in ens.snapshot_epochs:
+        for i, c in enumerate(ens.cfgs):
+            ens.store.save_snapshot(c, epoch, ens.model.member_state(i))
+
+
+def _train_epoch(ens: _Ensemble, epoch: int) -> torch.Tensor:
+    """One epoch of every run, step by step; the runs' mean losses over it."""
+    cfg0, device = ens.cfgs[0], ens.device
+    tcfg, steps = cfg0.train, ens.steps_per_epoch
+    per_run = [epoch_batches(cfg0.task, s, epoch, tcfg.contexts_per_epoch, tcfg.batch_size)
+               for s in ens.seeds]
+    epoch_loss = torch.zeros(len(ens.cfgs), device=device)
+    for step in range(steps):
+        tokens = torch.stack([b[step].tokens for b in per_run]).to(device)
+        ops = torch.stack([b[step].ops for b in per_run]).to(device)
+        targets = torch.stack([b[step].targets for b in per_run]).to(device)
+        global_step = ens.opt.step_count + 1
+        ens.opt.lr = learning_rate(tcfg, global_step, cfg0.epochs * steps)
+        loss = ens.loss_of(tokens, ops, targets)
+        bad = ~torch.isfinite(loss)
+        if bad.any():
+            i = int(bad.nonzero()[0])
+            raise FloatingPointError(
+                f"non-finite loss in run {ens.cfgs[i].name} ({ens.cfgs[i].hash}) at epoch "
+                f"{epoch + 1}, step {global_step}")
+        ens.opt.zero_grad()
+        loss.sum().backward()
+        ens.opt.step()
+        epoch_loss += loss.detach()
+    return epoch_loss / steps
+
+
+def _checkpoint(ens: _Ensemble, done: int) -> None:
+    """Every run's checkpoint after epoch ``done``: weights, optimizer state and trajectory."""
+    for i, c in enumerate(ens.cfgs):
+        ens.store.save_checkpoint(c, {
+            "hash": c.hash, "epoch": done, "step": ens.opt.step_count,
+            "model": ens.model.member_state(i), "optimizer": ens.opt.member_state(i),
+            "trajectory": [r for r in ens.traj_rows if r["hash"] == c.hash]})
+
+
+def _finish(ens: _Ensemble, start: int, wall: float) -> list[TrainedRun]:
+    """Every run's final weights and trajectory, saved to the store with how they were made."""
+    runs = []
+    for i, c in enumerate(ens.cfgs):
+        traj = pd.DataFrame([r for r in ens.traj_rows if r["hash"] == c.hash])
+        run = TrainedRun(c, ens.initial[i], ens.model.member_state(i), traj)
+        if ens.store is not None:
+            ens.store.save_final(c, run.final, traj, {
+                "wall_seconds_ensemble": wall, "ensemble_size": len(ens.cfgs),
+                "resumed_from_epoch": start, "step": ens.cfgs[0].train.step,
+                "machine": kernels.record()})
+        runs.append(run)
+    return runs
+
+
+def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, snapshot_epochs
+                    ) -> list[TrainedRun]:
+    """Train an ensemble from epoch ``start`` to the end: the trajectory recorded every
+    ``trajectory_every`` epochs, snapshots at ``snapshot_epochs``, a checkpoint every
+    ``checkpoint_every`` epochs or ``CHECKPOINT_SECONDS``."""
+    ens = _prepare(group, start, store, device, snapshot_epochs)
+    cfg0 = ens.cfgs[0]
+    tcfg = cfg0.train
     t0 = last_checkpoint = time.perf_counter()
-
-    def record(epoch: int, losses):
-        scores, diff, other = scores_and_alignment(model, probe)
-        for i, c in enumerate(cfgs):
-            row = {"run": c.name, "hash": c.hash, "seed": c.seed, "recipe": c.recipe,
-                   "optimizer": c.optimizer, "epoch": epoch,
-                   "loss": float("nan") if losses is None else float(losses[i])}
-            row.update({f"score_{op}": float(scores[i, j]) for j, op in enumerate(OPS)})
-            row.update({f"alignment_difference_{s}": float(diff[i, s]) for s in range(diff.shape[1])})
-            row.update({f"alignment_other_{s}": float(other[i, s]) for s in range(other.shape[1])})
-            traj_rows.append(row)
-
-    def snapshot(epoch: int):
-        if store is not None and epoch in snapshot_epochs:
-            for i, c in enumerate(cfgs):
-                store.save_snapshot(c, epoch, model.member_state(i))
-
     if start == 0:
-        record(0, None)
-        snapshot(0)
-    bar = tqdm(range(start, cfg0.epochs), desc=label("training", [c.name for c in cfgs], 1),
+        _record(ens, 0, None)
+        _snapshot(ens, 0)
+    bar = tqdm(range(start, cfg0.epochs), desc=label("training", [c.name for c in ens.cfgs], 1),
                unit="epoch", disable=not progress, initial=start, total=cfg0.epochs)
     for epoch in bar:
-        per_run = [epoch_batches(task, s, epoch, tcfg.contexts_per_epoch, tcfg.batch_size)
-                   for s in seeds]
-        epoch_loss = torch.zeros(E, device=device)
-        for step in range(steps_per_epoch):
-            tokens = torch.stack([b[step].tokens for b in per_run]).to(device)
-            ops = torch.stack([b[step].ops for b in per_run]).to(device)
-            targets = torch.stack([b[step].targets for b in per_run]).to(device)
-            global_step = opt.step_count + 1
-            opt.lr = learning_rate(tcfg, global_step, cfg0.epochs * steps_per_epoch)
-            loss = loss_of(tokens, ops, targets)
-            bad = ~torch.isfinite(loss)
-            if bad.any():
-                i = int(bad.nonzero()[0])
-                raise FloatingPointError(
-                    f"non-finite loss in run {cfgs[i].name} ({cfgs[i].hash}) at epoch {epoch + 1}, "
-                    f"step {global_step}")
-            opt.zero_grad()
-            loss.sum().backward()
-            opt.step()
-            epoch_loss += loss.detach()
-        epoch_loss /= steps_per_epoch
+        epoch_loss = _train_epoch(ens, epoch)
         done = epoch + 1
         if done % tcfg.trajectory_every == 0 or done == cfg0.epochs:
-            record(done, epoch_loss.tolist())
-        snapshot(done)
+            _record(ens, done, epoch_loss.tolist())
+        _snapshot(ens, done)
         due = (done % tcfg.checkpoint_every == 0
                or time.perf_counter() - last_checkpoint >= CHECKPOINT_SECONDS)
         if store is not None and due and done < cfg0.epochs:
             last_checkpoint = time.perf_counter()
-            for i, c in enumerate(cfgs):
-                store.save_checkpoint(c, {
-                    "hash": c.hash, "epoch": done, "step": opt.step_count,
-                    "model": model.member_state(i), "optimizer": opt.member_state(i),
-                    "trajectory": [r for r in traj_rows if r["hash"] == c.hash]})
+            _checkpoint(ens, done)
         bar.set_postfix(loss=f"{float(epoch_loss.mean()):.3f}")
         if on_epoch_end is not None:
             on_epoch_end(done)
     bar.close()
-    wall = time.perf_counter() - t0
-    runs = []
-    for i, c in enumerate(cfgs):
-        traj = pd.DataFrame([r for r in traj_rows if r["hash"] == c.hash])
-        run = TrainedRun(c, initial[i], model.member_state(i), traj)
-        if store is not None:
-            store.save_final(c, run.final, traj, {"wall_seconds_ensemble": wall, "ensemble_size": E,
-                                                  "resumed_from_epoch": start, "step": tcfg.step,
-                                                  "machine": kernels.record()})
-        runs.append(run)
-    return runs
+    return _finish(ens, start, time.perf_counter() - t0)

@@ -137,3 +137,30 @@ def test_every_committed_study_follows_from_its_registry_entry(r, tmp_path):
             pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "t.parquet"), tables[name],
                                           check_exact=True)
     assert seen >= 2
+
+
+def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monkeypatch):
+    """From the notebook's ``seeds`` to the runs trained: checked once, at the entry point; the
+    study, profile and regime are looked up once and passed down as values."""
+    import anchorkit.config as config
+    from anchorkit.pages import page
+
+    calls = {"seeds": 0, "study": 0}
+    real_check, real_study = config.check_seeds, studies.study
+
+    def counted_check(seeds):
+        calls["seeds"] += 1
+        return real_check(seeds)
+
+    def counted_study(name):
+        calls["study"] += 1
+        return real_study(name)
+
+    for module in (config, page, studies):
+        monkeypatch.setattr(module, "check_seeds", counted_check, raising=False)
+    monkeypatch.setattr(studies, "study", counted_study)
+    monkeypatch.setattr(page, "glue", lambda *a, **k: None)  # no notebook here
+    shown = page.study_page("control", [3], "quick", epochs=1, reports_dir=tmp_path / "r",
+                            store_dir=tmp_path / "s", progress=False)
+    assert calls == {"seeds": 1, "study": 1}
+    assert list(shown.shown) == [WEAK] and list(shown.tables["results"].seed) == [3]
