@@ -15,8 +15,6 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import torch
-
 if TYPE_CHECKING:
     import torch
 
@@ -310,6 +308,8 @@ def derive_seed(*parts) -> int:
 
 
 def generator(*parts) -> "torch.Generator":
+    import torch  # the configuration itself needs no torch: only where a generator is made
+
     g = torch.Generator()
     g.manual_seed(derive_seed(*parts))
     return g

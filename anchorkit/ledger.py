@@ -769,7 +769,7 @@ CLAIMS = [
           "(rotated basis above axes) and plain controls (axes above rotated basis); the rotated "
           f"controls' medians inside the source's ranges (±{_['E3b']['axes'].tol})", e3b),
     Claim("E3c", "E3", "Syntax embeddings lie along a rotated basis vector, on most seeds the "
-          f"spike's.", f"|cos| {_['E3c']['cos_median']} ({_['E3c']['cos']}); about a third "
+          "spike's.", f"|cos| {_['E3c']['cos_median']} ({_['E3c']['cos']}); about a third "
           "(chance) with the axes",
           f"two parts: {I} of each rotated control's mean |cos| over the four tokens at least "
           f"{_['E3c']['cos'].printed[0]} {T}, the chance levels beside; the controls whose "

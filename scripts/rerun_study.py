@@ -140,8 +140,8 @@ def main(argv=None) -> int:
 
     page = write(notebook, rerun.out / f"{rerun.study.name}.html")
     print()
-    for regime in shown:
-        print(f"tables:   {rerun.tables(regime)}/")
+    for r in shown:
+        print(f"tables:   {rerun.tables(r)}/")
     print(f"notebook: {notebook}")
     print(f"page:     {page}")
     return 0
