@@ -52,21 +52,22 @@ def op_scores(model: Transformer, batch: Batch, hooks: dict[int, Hook] | None = 
 @torch.inference_mode()
 def alignment_profile(model: Transformer, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean α at the example answers by slice (E, S): in difference contexts, in other-op contexts."""
-    _, slices = model(batch.tokens, return_slices=True)
+    slices = model.run_with_cache(batch.tokens, ("resid",))[1]["resid"]
     return _alignment_from_slices(model, slices, batch)
 
 
 @torch.inference_mode()
 def scores_and_alignment(model: Transformer, batch: Batch):
     """op_scores and alignment_profile from one forward (what a trajectory point records)."""
-    logits, slices = model(batch.tokens, return_slices=True)
+    logits, cache = model.run_with_cache(batch.tokens, ("resid",))
+    slices = cache["resid"]
     return (_scores_from_logits(model, logits, batch),) + _alignment_from_slices(model, slices, batch)
 
 
 @torch.inference_mode()
 def last_slice_states(model: Transformer, batch: Batch) -> torch.Tensor:
     """The residual states (E, N, D) at the last slice, every position of every context."""
-    _, slices = model(batch.tokens, return_slices=True)
+    slices = model.run_with_cache(batch.tokens, ("resid",))[1]["resid"]
     x = slices[-1]
     return x.reshape(x.shape[0], -1, x.shape[-1])
 

@@ -36,6 +36,18 @@ Hook = Callable[[torch.Tensor], torch.Tensor]
 HOOK_POINTS = ("resid", "pattern", "head_out")
 
 
+def hook_names(point: str, n_blocks: int) -> list[str]:
+    """The field's (TransformerLens's) names of a hook point's entries in ``run_with_cache``'s
+    cache, in order: ``resid`` is ``blocks.0.hook_resid_pre`` then ``blocks.{i}.hook_resid_post``
+    (slice i + 1); ``pattern`` is ``blocks.{i}.attn.hook_pattern``; ``head_out``
+    ``blocks.{i}.attn.hook_head_out``."""
+    if point == "resid":
+        return ["blocks.0.hook_resid_pre"] + [f"blocks.{i}.hook_resid_post" for i in range(n_blocks)]
+    if point in ("pattern", "head_out"):
+        return [f"blocks.{i}.attn.hook_{point}" for i in range(n_blocks)]
+    raise ValueError(f"unknown hook point {point!r}; expected one of {HOOK_POINTS}")
+
+
 def residual_axis(name: str) -> int | None:
     """The residual axis of a parameter named like ``blocks.2.W_in`` (None if it has none)."""
     return RESIDUAL_AXES.get(name.rsplit(".", 1)[-1])
@@ -179,35 +191,22 @@ class Transformer(nn.Module):
 
     # ------------------------------------------------------------------ forward
     def forward(self, tokens: torch.Tensor, hooks: Mapping[int, Hook] | None = None,
-                return_slices: bool = False, return_patterns: bool = False,
-                attention: str = "fused"):
+                attention: str = "fused") -> torch.Tensor:
         """Logits (E, B, T, V) for tokens (E, B, T), or (B, T) shared by every member.
 
         ``hooks`` maps a slice to a function that receives the state (E, B, T, D) and returns
-        the state to continue with. With ``return_slices`` the states at every slice (after
-        their hooks) come back as a list; with ``return_patterns`` the attention patterns
-        (E, B, H, T, T) of every block (shorthands for ``run_with_cache``). ``attention``:
-        "fused" (torch's kernel, the reference) or "matmul" (two batched matmuls and a softmax:
-        faster on these short contexts, the compiled training step's; equal up to rounding).
+        the state to continue with. Whatever else is recorded goes through ``run_with_cache``.
+        ``attention``: "fused" (torch's kernel, the reference) or "matmul" (two batched matmuls
+        and a softmax: faster on these short contexts, the compiled training step's; equal up to
+        rounding).
         """
-        names = {"resid"} if return_slices else set()
-        if return_patterns:
-            names.add("pattern")
-        logits, cache = self.run_with_cache(tokens, names, hooks, attention)
-        if not names:
-            return logits
-        out = [logits]
-        if return_slices:
-            out.append(cache["resid"])
-        if return_patterns:
-            out.append(cache["pattern"])
-        return tuple(out)
+        return self.run_with_cache(tokens, (), hooks, attention)[0]
 
     def run_with_cache(self, tokens: torch.Tensor, names=(), hooks: Mapping[int, Hook] | None = None,
                        attention: str = "fused") -> tuple[torch.Tensor, dict[str, list]]:
         """Logits and the hook points named in ``names`` (``HOOK_POINTS``), each a list:
         ``resid`` the state at every slice (after its hook), ``pattern`` and ``head_out`` one
-        entry per block."""
+        entry per block (``hook_names`` gives each entry its conventional name)."""
         names = frozenset(names)
         if names - set(HOOK_POINTS):
             raise ValueError(f"unknown hook points {sorted(names - set(HOOK_POINTS))}; "

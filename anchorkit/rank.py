@@ -84,7 +84,7 @@ def probe_rows(model: Transformer, batch: Batch) -> list[dict]:
     rows = []
     for when, hooks in (("before", None), ("after", projection_edit(e1, 1.0, model.n_slices))):
         with torch.inference_mode():
-            _, slices = model(batch.tokens, hooks=hooks, return_slices=True)
+            slices = model.run_with_cache(batch.tokens, ("resid",), hooks)[1]["resid"]
         features = answer_features(slices, model.task)
         for s in range(features.shape[0]):
             acc, low, high = balanced_accuracy(probe_fit(features[s], batch.ops == DIFFERENCE),
@@ -99,7 +99,7 @@ def pulled_states(model: Transformer, batch: Batch, hooks) -> tuple[torch.Tensor
     """The states (N, D) at the example answers of the pulled slices 1…L (after the hooks) and
     whether each is in a difference context (N,)."""
     with torch.inference_mode():
-        _, slices = model(batch.tokens, hooks=hooks, return_slices=True)
+        slices = model.run_with_cache(batch.tokens, ("resid",), hooks)[1]["resid"]
     at = positions(model.task).example_answers
     x = torch.stack([s[0, :, at] for s in slices[1:]])  # (L, B, k, D)
     z = (batch.ops == DIFFERENCE)[None, :, None].expand(*x.shape[:3])

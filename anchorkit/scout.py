@@ -182,7 +182,7 @@ def _edited_answers(model, batch, dirs, contexts: int, store, key) -> torch.Tens
 def _where(model, batch, direction: torch.Tensor) -> pd.DataFrame:
     """The share of the state's energy along ``direction``, by slice (every position) and, at the
     last slice, by position (over the probe contexts)."""
-    _, slices = model(batch.tokens, return_slices=True)
+    slices = model.run_with_cache(batch.tokens, ("resid",))[1]["resid"]
     rows = []
     for s, x in enumerate(slices):
         along = (x[0] @ direction).pow(2)  # (B, T)

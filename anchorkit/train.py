@@ -81,7 +81,8 @@ def _loss(model: Transformer, recipes, pos, attention: str, tokens, ops, targets
     """Each run's training loss (E,): cross-entropy at the loss positions plus its anchor terms."""
     anchored = any(r.anchored for r in recipes)
     if anchored:
-        logits, slices = model(tokens, return_slices=True, attention=attention)
+        logits, cache = model.run_with_cache(tokens, ("resid",), attention=attention)
+        slices = cache["resid"]
     else:
         logits = model(tokens, attention=attention)
     at = logits[:, :, pos.loss_equals]  # (E, B, k, V)

@@ -65,7 +65,7 @@ def decodability(model, batch, opt, seed) -> list[dict]:
     q = positions(model.task).query
     labels = batch.ops == DIFFERENCE
     with torch.inference_mode():
-        _, clean = model(batch.tokens, return_slices=True)
+        clean = model.run_with_cache(batch.tokens, ("resid",))[1]["resid"]
         _, edited = model(batch.tokens, hooks=projection_edit(e1(model.cfg.d_model), 1.0,
                                                               model.n_slices), return_slices=True)
     out = []

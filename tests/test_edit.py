@@ -21,8 +21,8 @@ def test_full_dose_leaves_no_component_along_d_at_every_slice(model_and_tokens, 
     m, tokens = model_and_tokens
     d = {"e1": e1(64), "rotated": rotated_axes(haar_rotation(1, 64))[5],
          "random": random_directions(3, 64)[2]}[direction]
-    _, clean = m(tokens, return_slices=True)
-    _, edited = m(tokens, hooks=projection_edit(d, 1.0, m.n_slices), return_slices=True)
+    clean = m.run_with_cache(tokens, ("resid",))[1]["resid"]
+    edited = m.run_with_cache(tokens, ("resid",), projection_edit(d, 1.0, m.n_slices))[1]["resid"]
     assert len(edited) == 5
     for x, x0 in zip(edited, clean):
         assert (x @ d).abs().max() < 1e-5 * x.norm(dim=-1).max()

@@ -41,8 +41,10 @@ def test_model_function_is_invariant_to_rotating_every_residual_axis(norm):
     m2 = Transformer(1, cfg, TASK).double()
     m2.load_state_dict(rotate_state(m.state_dict(), R))
     tokens = epoch_batches(TASK, 1, 0, 16, 16)[0].tokens
-    l1, s1 = m(tokens, return_slices=True)
-    l2, s2 = m2(tokens, return_slices=True)
+    l1, cache = m.run_with_cache(tokens, ("resid",))
+    s1 = cache["resid"]
+    l2, cache = m2.run_with_cache(tokens, ("resid",))
+    s2 = cache["resid"]
     torch.testing.assert_close(l1, l2, rtol=1e-9, atol=1e-9)
     for a, b in zip(s1, s2):  # states themselves are rotated: x' = Rᵀx
         torch.testing.assert_close(a @ R, b, rtol=1e-9, atol=1e-9)
@@ -62,7 +64,8 @@ def test_layernorm_without_affine_is_not_rotation_invariant():
 def test_hooks_read_and_replace_the_state_at_a_slice():
     m = Transformer(2, ModelConfig(), TASK).initialise([1, 2])
     tokens = epoch_batches(TASK, 1, 0, 8, 8)[0].tokens
-    logits, slices = m(tokens, return_slices=True)
+    logits, cache = m.run_with_cache(tokens, ("resid",))
+    slices = cache["resid"]
     assert len(slices) == 5 and slices[0].shape == (2, 8, tokens.shape[1], 64)
     seen = {}
     m(tokens, hooks={2: lambda x: seen.setdefault("x", x)})
@@ -75,7 +78,8 @@ def test_attention_patterns_match_the_fused_path():
     m = Transformer(1, ModelConfig(), TASK).initialise([5])
     tokens = epoch_batches(TASK, 1, 0, 8, 8)[0].tokens
     fused = m(tokens)
-    manual, patterns = m(tokens, return_patterns=True)
+    manual, cache = m.run_with_cache(tokens, ("pattern",))
+    patterns = cache["pattern"]
     torch.testing.assert_close(fused, manual, rtol=1e-5, atol=1e-5)
     assert len(patterns) == 4
     torch.testing.assert_close(patterns[0].sum(-1), torch.ones_like(patterns[0][..., 0]))
@@ -118,12 +122,12 @@ def test_without_residual_biases_the_blocks_write_no_constant():
     assert not names & {"b_O", "b_out"} and {"b_Q", "b_V", "b_in", "b_U"} <= names
     # a zero state at the embedding stays zero through every block: nothing writes a constant
     tokens = epoch_batches(TASK, 1, 0, 4, 4)[0].tokens
-    _, slices = m(tokens, hooks={0: torch.zeros_like}, return_slices=True)
+    slices = m.run_with_cache(tokens, ("resid",), {0: torch.zeros_like})[1]["resid"]
     assert all(s.abs().max() == 0 for s in slices)
     with_biases = Transformer(1, ModelConfig(), TASK).initialise([2])
     for blk in with_biases.blocks:
         blk.b_out.data.fill_(0.1)
-    _, slices = with_biases(tokens, hooks={0: torch.zeros_like}, return_slices=True)
+    slices = with_biases.run_with_cache(tokens, ("resid",), {0: torch.zeros_like})[1]["resid"]
     assert slices[1].abs().max() > 0
 
 
@@ -145,6 +149,19 @@ def test_the_hook_points_are_recorded_and_unknown_ones_named():
     assert [p.shape for p in cache["pattern"]] == [(E, B, H, T, T)] * cfg.n_blocks
     assert [o.shape for o in cache["head_out"]] == [(E, B, H, T, D)] * cfg.n_blocks
     assert torch.allclose(logits, model(tokens), atol=1e-5)
-    assert torch.equal(model(tokens, return_slices=True)[0], model(tokens))
+    assert torch.equal(model.run_with_cache(tokens, ("resid",))[0], model(tokens))
+    assert isinstance(model(tokens), torch.Tensor)  # forward returns the logits, nothing else
     with pytest.raises(ValueError, match="head_outs"):
         model.run_with_cache(tokens, ("head_outs",))
+
+
+def test_every_cached_entry_has_its_conventional_name():
+    from anchorkit.model import hook_names
+
+    assert hook_names("resid", 2) == ["blocks.0.hook_resid_pre", "blocks.0.hook_resid_post",
+                                      "blocks.1.hook_resid_post"]
+    assert hook_names("pattern", 2) == ["blocks.0.attn.hook_pattern", "blocks.1.attn.hook_pattern"]
+    assert hook_names("head_out", 1) == ["blocks.0.attn.hook_head_out"]
+    import pytest
+    with pytest.raises(ValueError, match="hook point"):
+        hook_names("resids", 2)
