@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from anchorkit.config import check_dose, generator
-from anchorkit.model import Hook
+from anchorkit.model import Hook, every_slice
 
 DOSES = (0.25, 0.5, 0.75, 1.0)
 RANDOM_DIRECTIONS_SEED = 2024
@@ -45,11 +45,11 @@ def project_out(x: torch.Tensor, d: torch.Tensor, dose: float) -> torch.Tensor:
     return x - dose * (x * d).sum(-1, keepdim=True) * d
 
 
-def projection_edit(d: torch.Tensor, dose: float, n_slices: int) -> dict[int, Hook]:
-    """Hooks that project d out at every slice with the given dose."""
+def projection_edit(d: torch.Tensor, dose: float, n_slices: int) -> dict[str, Hook]:
+    """Hooks (keyed by slice name) that project d out at every slice with the given dose."""
     dose = check_dose(dose)
     d = d / d.norm(dim=-1, keepdim=True)
-    return {s: (lambda x, d=d: project_out(x, d.to(x.device, x.dtype), dose)) for s in range(n_slices)}
+    return every_slice(lambda x: project_out(x, d.to(x.device, x.dtype), dose), n_slices)
 
 
 def project_out_subspace(x: torch.Tensor, Q: torch.Tensor) -> torch.Tensor:

@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 
 from anchorkit.config import ModelConfig, ParameterError
-from anchorkit.model import Transformer
+from anchorkit.model import Transformer, per_block
 from anchorkit.task import Batch, positions, probe_set, vocab
 from anchorkit.train import load_model
 
@@ -279,9 +279,10 @@ class HeadActivity:
 @torch.inference_mode()
 def head_activity(model: Transformer, batch: Batch) -> HeadActivity:
     """Attention received and value content of every head of every block on ``batch``."""
-    _, cache = model.run_with_cache(batch.tokens, ("pattern", "head_out"))
-    received = torch.stack([attention_received(p) for p in cache["pattern"]], dim=1)
-    content = torch.stack([value_content(out) for out in cache["head_out"]], dim=1)
+    _, cache = model.run_with_cache(batch.tokens, model.hook_names("pattern") + model.hook_names("head_out"))
+    L = model.cfg.n_blocks
+    received = torch.stack([attention_received(p) for p in per_block(cache, "pattern", L)], dim=1)
+    content = torch.stack([value_content(out) for out in per_block(cache, "head_out", L)], dim=1)
     return HeadActivity(received=received, value_content=content)
 
 

@@ -15,7 +15,7 @@ import torch
 from anchorkit import criteria
 from anchorkit.config import WIDTH, check_dose
 from anchorkit.edit import project_out, project_out_subspace
-from anchorkit.model import Hook, Transformer
+from anchorkit.model import Hook, Transformer, every_slice, slice_states
 from anchorkit.recipes import alignment
 from anchorkit.task import DIFFERENCE, OPS, SYNTAX, Batch, apply_op, n_numbers, positions, token_id
 
@@ -35,14 +35,14 @@ def _alignment_from_slices(model: Transformer, slices, batch: Batch):
 
 
 @torch.inference_mode()
-def query_predictions(model: Transformer, batch: Batch, hooks: dict[int, Hook] | None = None
+def query_predictions(model: Transformer, batch: Batch, hooks: dict[str, Hook] | None = None
                       ) -> torch.Tensor:
     """The query answer of every context (E, B): argmax over the number tokens at the final '='."""
     return _predictions_from_logits(model, model(batch.tokens, hooks=hooks))
 
 
 @torch.inference_mode()
-def op_scores(model: Transformer, batch: Batch, hooks: dict[int, Hook] | None = None
+def op_scores(model: Transformer, batch: Batch, hooks: dict[str, Hook] | None = None
               ) -> torch.Tensor:
     """Score of every op (E, n_ops): accuracy of the query answer (argmax over the number
     tokens at the final '=') on that op's contexts."""
@@ -52,22 +52,22 @@ def op_scores(model: Transformer, batch: Batch, hooks: dict[int, Hook] | None = 
 @torch.inference_mode()
 def alignment_profile(model: Transformer, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean α at the example answers by slice (E, S): in difference contexts, in other-op contexts."""
-    slices = model.run_with_cache(batch.tokens, ("resid",))[1]["resid"]
+    slices = slice_states(model.run_with_cache(batch.tokens, model.hook_names("resid"))[1])
     return _alignment_from_slices(model, slices, batch)
 
 
 @torch.inference_mode()
 def scores_and_alignment(model: Transformer, batch: Batch):
     """op_scores and alignment_profile from one forward (what a trajectory point records)."""
-    logits, cache = model.run_with_cache(batch.tokens, ("resid",))
-    slices = cache["resid"]
-    return (_scores_from_logits(model, logits, batch),) + _alignment_from_slices(model, slices, batch)
+    logits, cache = model.run_with_cache(batch.tokens, model.hook_names("resid"))
+    return ((_scores_from_logits(model, logits, batch),)
+            + _alignment_from_slices(model, slice_states(cache), batch))
 
 
 @torch.inference_mode()
 def last_slice_states(model: Transformer, batch: Batch) -> torch.Tensor:
     """The residual states (E, N, D) at the last slice, every position of every context."""
-    slices = model.run_with_cache(batch.tokens, ("resid",))[1]["resid"]
+    slices = slice_states(model.run_with_cache(batch.tokens, model.hook_names("resid"))[1])
     x = slices[-1]
     return x.reshape(x.shape[0], -1, x.shape[-1])
 
@@ -160,8 +160,7 @@ def edited_predictions(model: Transformer, batch: Batch, directions: torch.Tenso
         def project(x, dd=dd, c=c):  # the edit of each member's c directions, side by side
             return project_out(x.view(E, c, B, *x.shape[2:]), dd, dose).view_as(x)
 
-        hooks = {s: project for s in range(model.n_slices)}
-        logits = model(batch.tokens.repeat(c, 1), hooks=hooks)
+        logits = model(batch.tokens.repeat(c, 1), hooks=every_slice(project, model.n_slices))
         pred = logits[:, :, q, : n_numbers(model.task)].argmax(-1)
         out.append(pred.view(E, c, B))
     return torch.cat(out, dim=1)
@@ -186,7 +185,7 @@ def subspace_predictions(model: Transformer, batch: Batch, subspaces: torch.Tens
             Qx = Q.to(x.device, x.dtype)
             return project_out_subspace(x.view(c, B, *x.shape[2:]), Qx).view_as(x)
 
-        logits = model(batch.tokens.repeat(c, 1), hooks={s: project for s in range(model.n_slices)})
+        logits = model(batch.tokens.repeat(c, 1), hooks=every_slice(project, model.n_slices))
         out.append(logits[0, :, q, : n_numbers(model.task)].argmax(-1).view(c, B))
     return torch.cat(out)
 

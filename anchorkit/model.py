@@ -5,8 +5,10 @@ positions, a final norm, an untied unembedding. The norms have no gain or bias, 
 privileges a coordinate of the residual stream.
 
 **Slices**: slice 0 is the residual state after the embedding, slice s (1..n_blocks) the state
-after block s. A hook at a slice reads or replaces the state at every position. The names follow
-TransformerLens: slice 0 is ``blocks.0.hook_resid_pre``, slice s is ``blocks.{s-1}.hook_resid_post``.
+after block s. A hook at a slice reads or replaces the state at every position. Hooks and the
+recorded cache are keyed by TransformerLens's names: slice 0 is ``blocks.0.hook_resid_pre``,
+slice s is ``blocks.{s-1}.hook_resid_post`` (``slice_name``); ``slice_states(cache)`` is the thin
+alias that lists a cache's slices by number.
 """
 
 from __future__ import annotations
@@ -36,16 +38,46 @@ Hook = Callable[[torch.Tensor], torch.Tensor]
 HOOK_POINTS = ("resid", "pattern", "head_out")
 
 
+def slice_name(s: int) -> str:
+    """The field's (TransformerLens's) name of slice ``s``: ``blocks.0.hook_resid_pre`` for the
+    state after the embedding, ``blocks.{s-1}.hook_resid_post`` for the state after block s."""
+    if s < 0:
+        raise ValueError(f"slice must be 0 or more, got {s}")
+    return "blocks.0.hook_resid_pre" if s == 0 else f"blocks.{s - 1}.hook_resid_post"
+
+
 def hook_names(point: str, n_blocks: int) -> list[str]:
-    """The field's (TransformerLens's) names of a hook point's entries in ``run_with_cache``'s
-    cache, in order: ``resid`` is ``blocks.0.hook_resid_pre`` then ``blocks.{i}.hook_resid_post``
-    (slice i + 1); ``pattern`` is ``blocks.{i}.attn.hook_pattern``; ``head_out``
-    ``blocks.{i}.attn.hook_head_out``."""
+    """The names of a hook point's entries in ``run_with_cache``'s cache, in the order a forward
+    records them: ``resid`` is every slice (``slice_name``); ``pattern`` is
+    ``blocks.{i}.attn.hook_pattern``; ``head_out`` ``blocks.{i}.attn.hook_head_out``."""
     if point == "resid":
-        return ["blocks.0.hook_resid_pre"] + [f"blocks.{i}.hook_resid_post" for i in range(n_blocks)]
+        return [slice_name(s) for s in range(n_blocks + 1)]
     if point in ("pattern", "head_out"):
         return [f"blocks.{i}.attn.hook_{point}" for i in range(n_blocks)]
     raise ValueError(f"unknown hook point {point!r}; expected one of {HOOK_POINTS}")
+
+
+def every_slice(hook: Hook, n_slices: int) -> dict[str, Hook]:
+    """``hook`` at every slice, keyed by the slices' names (what ``Transformer.forward`` takes)."""
+    return {slice_name(s): hook for s in range(n_slices)}
+
+
+def slice_states(cache: Mapping[str, torch.Tensor]) -> list[torch.Tensor]:
+    """The residual state at every slice from a ``run_with_cache`` cache, as a list indexed by
+    slice (the integer alias of the slices' names). The cache must hold every slice from 0 on."""
+    n = sum(1 for name in cache if name.endswith(("hook_resid_pre", "hook_resid_post")))
+    missing = [slice_name(s) for s in range(n) if slice_name(s) not in cache]
+    if missing:
+        raise KeyError(f"the cache lacks slices {missing}; record every slice "
+                       f"(model.hook_names('resid')) to index them by number")
+    return [cache[slice_name(s)] for s in range(n)]
+
+
+def per_block(cache: Mapping[str, torch.Tensor], point: str, n_blocks: int) -> list[torch.Tensor]:
+    """A block hook point's entries (``pattern`` or ``head_out``) from a cache, block by block."""
+    if point == "resid":
+        raise ValueError("resid is recorded per slice, not per block: use slice_states(cache)")
+    return [cache[name] for name in hook_names(point, n_blocks)]
 
 
 def residual_axis(name: str) -> int | None:
@@ -189,28 +221,53 @@ class Transformer(nn.Module):
         model.load_state_dict({k: torch.stack([s[k] for s in states]) for k in states[0]})
         return model
 
+    def hook_names(self, point: str) -> list[str]:
+        """This model's names of a hook point's entries (the module's ``hook_names``)."""
+        return hook_names(point, self.cfg.n_blocks)
+
     # ------------------------------------------------------------------ forward
-    def forward(self, tokens: torch.Tensor, hooks: Mapping[int, Hook] | None = None,
+    def forward(self, tokens: torch.Tensor, hooks: Mapping[str, Hook] | None = None,
                 attention: str = "fused") -> torch.Tensor:
         """Logits (E, B, T, V) for tokens (E, B, T), or (B, T) shared by every member.
 
-        ``hooks`` maps a slice to a function that receives the state (E, B, T, D) and returns
-        the state to continue with. Whatever else is recorded goes through ``run_with_cache``.
+        ``hooks`` maps a slice's name (``slice_name``; ``every_slice`` puts one hook at all) to a
+        function that receives the state (E, B, T, D) and returns the state to continue with.
+        Whatever else is recorded goes through ``run_with_cache``.
         ``attention``: "fused" (torch's kernel, the reference) or "matmul" (two batched matmuls
         and a softmax: faster on these short contexts, the compiled training step's; equal up to
         rounding).
         """
         return self.run_with_cache(tokens, (), hooks, attention)[0]
 
-    def run_with_cache(self, tokens: torch.Tensor, names=(), hooks: Mapping[int, Hook] | None = None,
-                       attention: str = "fused") -> tuple[torch.Tensor, dict[str, list]]:
-        """Logits and the hook points named in ``names`` (``HOOK_POINTS``), each a list:
-        ``resid`` the state at every slice (after its hook), ``pattern`` and ``head_out`` one
-        entry per block (``hook_names`` gives each entry its conventional name)."""
-        names = frozenset(names)
-        if names - set(HOOK_POINTS):
-            raise ValueError(f"unknown hook points {sorted(names - set(HOOK_POINTS))}; "
-                             f"expected some of {HOOK_POINTS}")
+    def _names(self, names) -> list[str]:
+        """The hook names ``run_with_cache`` records: ``names`` is one name, a collection of
+        names, or a filter (a function of a name), TransformerLens's ``names_filter``."""
+        known = [n for point in HOOK_POINTS for n in self.hook_names(point)]
+        if callable(names):
+            return [n for n in known if names(n)]
+        names = [names] if isinstance(names, str) else list(names)
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ValueError(f"unknown hook names {unknown}; this model's are {known}")
+        return names
+
+    def _hooks(self, hooks: Mapping[str, Hook] | None) -> dict[int, Hook]:
+        """``hooks`` keyed by slice number, after checking every key names a slice."""
+        hooks = dict(hooks or {})
+        names = {slice_name(s): s for s in range(self.n_slices)}
+        unknown = [k for k in hooks if k not in names]
+        if unknown:
+            raise ValueError(f"hooks at unknown points {unknown}; a hook replaces the state at a "
+                             f"slice, named {list(names)}")
+        return {names[k]: hook for k, hook in hooks.items()}
+
+    def run_with_cache(self, tokens: torch.Tensor, names=(), hooks: Mapping[str, Hook] | None = None,
+                       attention: str = "fused") -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """Logits and the hook points named in ``names`` (one name, names, or a filter; see
+        ``hook_names``), keyed by name: a slice's state after its hook, a block's ``pattern``
+        and ``head_out``. ``slice_states(cache)`` lists the slices by number."""
+        names = frozenset(self._names(names))
+        hooks = self._hooks(hooks)
         E, cfg = self.n_members, self.cfg
         if tokens.dim() == 2:
             tokens = tokens.unsqueeze(0).expand(E, *tokens.shape)
@@ -223,22 +280,22 @@ class Transformer(nn.Module):
         x = F.embedding(tokens + offsets, self.W_E.reshape(E * V, D))
         if self.W_pos is not None:
             x = x + self.W_pos[:, None, :T]
-        hooks = hooks or {}
-        cache: dict[str, list] = {name: [] for name in names}
-        block_points = names - {"resid"}
+        cache: dict[str, torch.Tensor] = {}
 
         def at_slice(s, x):
             if s in hooks:
                 x = hooks[s](x)
-            if "resid" in names:
-                cache["resid"].append(x)
+            if slice_name(s) in names:
+                cache[slice_name(s)] = x
             return x
 
         x = at_slice(0, x)
         for layer, blk in enumerate(self.blocks):
-            x, points = blk(x, self.causal[:T, :T], attention, block_points)
-            for name, value in points.items():
-                cache[name].append(value)
+            record = frozenset(p for p in ("pattern", "head_out")
+                               if f"blocks.{layer}.attn.hook_{p}" in names)
+            x, points = blk(x, self.causal[:T, :T], attention, record)
+            for point, value in points.items():
+                cache[f"blocks.{layer}.attn.hook_{point}"] = value
             x = at_slice(layer + 1, x)
         n = norm(x, cfg.norm).reshape(E, B * T, D)
         logits = torch.baddbmm(self.b_U[:, None], n, self.W_U).view(E, B, T, -1)

@@ -30,7 +30,7 @@ from anchorkit.edit import project_out_subspace, projection_edit
 from anchorkit.measure import (DIFFERENCE, drop, null_of_other_ops, other_ops_drop,
                                probe_predictions, query_predictions, scores_of_predictions, span,
                                subspace_predictions)
-from anchorkit.model import Transformer
+from anchorkit.model import Transformer, every_slice, slice_states
 from anchorkit.task import OPS, Batch, draw_contexts, positions, probe_set
 from anchorkit.train import load_model
 
@@ -84,7 +84,7 @@ def probe_rows(model: Transformer, batch: Batch) -> list[dict]:
     rows = []
     for when, hooks in (("before", None), ("after", projection_edit(e1, 1.0, model.n_slices))):
         with torch.inference_mode():
-            slices = model.run_with_cache(batch.tokens, ("resid",), hooks)[1]["resid"]
+            slices = slice_states(model.run_with_cache(batch.tokens, model.hook_names("resid"), hooks)[1])
         features = answer_features(slices, model.task)
         for s in range(features.shape[0]):
             acc, low, high = balanced_accuracy(probe_fit(features[s], batch.ops == DIFFERENCE),
@@ -99,7 +99,7 @@ def pulled_states(model: Transformer, batch: Batch, hooks) -> tuple[torch.Tensor
     """The states (N, D) at the example answers of the pulled slices 1…L (after the hooks) and
     whether each is in a difference context (N,)."""
     with torch.inference_mode():
-        slices = model.run_with_cache(batch.tokens, ("resid",), hooks)[1]["resid"]
+        slices = slice_states(model.run_with_cache(batch.tokens, model.hook_names("resid"), hooks)[1])
     at = positions(model.task).example_answers
     x = torch.stack([s[0, :, at] for s in slices[1:]])  # (L, B, k, D)
     z = (batch.ops == DIFFERENCE)[None, :, None].expand(*x.shape[:3])
@@ -135,8 +135,7 @@ def erasure_directions(model: Transformer, batch: Batch, first: torch.Tensor,
     found = (first / first.norm()).double()[None]
     while found.shape[0] < k:
         Q = found.T.float()[None, None, None]  # (1, 1, 1, D, j)
-        hooks = {s: (lambda x, Q=Q: project_out_subspace(x, Q.to(x.dtype)))
-                 for s in range(model.n_slices)}
+        hooks = every_slice(lambda x, Q=Q: project_out_subspace(x, Q.to(x.dtype)), model.n_slices)
         x, z = pulled_states(model, batch, hooks)
         found = torch.cat([found, orthonormal_next(found, read_direction(x, z))[None]])
     return found.float()

@@ -25,14 +25,16 @@ import torch
 from anchorkit import criteria
 from anchorkit import regimes as _regimes
 from anchorkit.answers import N_RANDOM, answers_key
-from anchorkit.config import ParameterError, RunConfig, check_choice, check_lengths, check_seeds
+from anchorkit.config import ParameterError, RunConfig, check_lengths, check_seeds
 from anchorkit.edit import coordinate_axes, random_directions, rotated_axes
 from anchorkit.executor import THREADS, Graph, add_training, execute, threads
 from anchorkit.measure import (basis_block, direction_cost, drop, edited_predictions,
                                last_slice_states, op_scores, scores_of_predictions, spike,
                                syntax_positions)
+from anchorkit.model import slice_states
 from anchorkit.pairs import Pair, measure_pair
 from anchorkit.profiles import SCOUT as SCOUT_PROFILE
+from anchorkit.profiles import Profile
 from anchorkit.profiles import profile as resolve_profile
 from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
 from anchorkit.store import RunStore
@@ -85,18 +87,18 @@ training epochs) report-strength regime is adopted if any, else the cheapest cle
 large but inert spike is reported, not adopted."""
 
 
-def regime_config(regime, seed: int, recipe: str = "control", optimizer: str = "adam",
-                  epochs: int = max(LENGTHS), profile=SCOUT_PROFILE) -> RunConfig:
-    """The run of a regime (a name or a ``Regime``): today's configuration with the regime's
-    changes, at a profile (its task and step)."""
-    prof = resolve_profile(profile)
-    return _regimes.regime(regime).configure(seed, recipe, optimizer, epochs, prof.step,
-                                             prof.task)
+def regime_config(regime: _regimes.Regime, seed: int, recipe: str = "control",
+                  optimizer: str = "adam", epochs: int = max(LENGTHS),
+                  profile: Profile = SCOUT_PROFILE) -> RunConfig:
+    """The run of a regime: today's configuration with the regime's changes, at a profile (its
+    task and step)."""
+    return regime.configure(seed, recipe, optimizer, epochs, profile.step, profile.task)
 
 
-def scout_runs(regimes=tuple(REGIMES), seeds=SEEDS, recipes=("control",),
-               epochs: int = max(LENGTHS), profile=SCOUT_PROFILE) -> list[RunConfig]:
-    """Every run of the scout: each regime, recipe, optimizer and seed, twins side by side."""
+def scout_runs(regimes=tuple(REGIMES.values()), seeds=SEEDS, recipes=("control",),
+               epochs: int = max(LENGTHS), profile: Profile = SCOUT_PROFILE) -> list[RunConfig]:
+    """Every run of the scout: each regime (a ``Regime``), recipe, optimizer and seed, twins side
+    by side."""
     return [regime_config(r, s, rec, o, epochs, profile) for r in regimes for rec in recipes
             for s in seeds for o in ("adam", "rotated")]
 
@@ -182,7 +184,7 @@ def _edited_answers(model, batch, dirs, contexts: int, store, key) -> torch.Tens
 def _where(model, batch, direction: torch.Tensor) -> pd.DataFrame:
     """The share of the state's energy along ``direction``, by slice (every position) and, at the
     last slice, by position (over the probe contexts)."""
-    slices = model.run_with_cache(batch.tokens, ("resid",))[1]["resid"]
+    slices = slice_states(model.run_with_cache(batch.tokens, model.hook_names("resid"))[1])
     rows = []
     for s, x in enumerate(slices):
         along = (x[0] @ direction).pow(2)  # (B, T)
@@ -324,10 +326,12 @@ def anchor_task(anchored: RunConfig, control: RunConfig, store, epochs: int, reg
     return row
 
 
-def scout_graph(regimes, seeds, lengths, store, profile=SCOUT_PROFILE, recipe: str = "control"):
-    """Train the runs of ``recipe`` in every regime to the longest length, keeping the weights at
-    every length; then, for controls, measure the premise at each length, for falloff, measure it
-    against its control (already trained) at each length. Returns the graph and its runs."""
+def scout_graph(regimes, seeds, lengths, store, profile: Profile = SCOUT_PROFILE,
+                recipe: str = "control"):
+    """Train the runs of ``recipe`` in every regime (``Regime`` values) to the longest length,
+    keeping the weights at every length; then, for controls, measure the premise at each length,
+    for falloff, measure it against its control (already trained) at each length. Returns the
+    graph and its runs."""
     lengths = sorted(set(lengths))
     runs = {r: scout_runs([r], seeds, (recipe,), max(lengths), profile) for r in regimes}
     every = [c for rs in runs.values() for c in rs]
@@ -338,10 +342,11 @@ def scout_graph(regimes, seeds, lengths, store, profile=SCOUT_PROFILE, recipe: s
             after = [trained_by[c.hash]] if c.hash in trained_by else []
             for L in lengths:
                 if recipe == "control":
-                    g.output(f"premise-{c.hash}-{L}", premise_task, c, store, L, regime, *after)
+                    g.output(f"premise-{c.hash}-{L}", premise_task, c, store, L, regime.name,
+                             *after)
                 else:
                     g.output(f"anchor-{c.hash}-{L}", anchor_task, c, c.replace(recipe="control"),
-                             store, L, regime, *after)
+                             store, L, regime.name, *after)
     return g, every
 
 
@@ -368,13 +373,13 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile="sco
     anchor criteria passes the turn to the next). Writes to ``reports_dir/optimizer-scout/``:
     ``premise`` (per control and length), ``where`` (where each control's top direction holds
     its energy), ``levels`` (per regime, length and seed), ``regimes`` (per regime and length),
-    ``anchors`` (falloff against control, for the regimes the rule reached) and ``decision``."""
+    ``anchors`` (falloff against control, for the regimes the rule reached) and ``decision``.
+    ``regimes`` and ``profile`` are names or values (resolved here, once)."""
     t0 = time.perf_counter()
     source = source_state()
     seeds = check_seeds(list(seeds))
     lengths = check_lengths(list(lengths))
-    for r in regimes:
-        check_choice("regime", r, tuple(REGIMES))
+    regimes = [_regimes.regime(r) for r in regimes]
     profile = resolve_profile(profile)
     store = store if store is not None else RunStore()
     graph, runs = scout_graph(regimes, seeds, lengths, store, profile)
@@ -388,7 +393,8 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile="sco
     tables["regimes"] = regime_levels(tables["levels"], len(seeds))
     anchors, met = [], {}
     while (d := decide(tables["regimes"], met))["decision"] == "pending":
-        graph, falloff = scout_graph([d["regime"]], seeds, lengths, store, profile, "falloff")
+        graph, falloff = scout_graph([REGIMES[d["regime"]]], seeds, lengths, store, profile,
+                                     "falloff")
         rows = pd.DataFrame(list(execute(graph, scheduler, progress, desc=f"{SCOUT} falloff",
                                          measured="pairs").values()))
         for L, g in rows.groupby("epochs"):

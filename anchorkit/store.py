@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pandas as pd
+import pyarrow as pa
 import torch
 from safetensors.torch import load, save_file
 
@@ -154,6 +155,12 @@ def write_table(path: Path, df: pd.DataFrame, csv: bool = False, verified: bool 
         atomic_write(path.with_suffix(".csv"), lambda p: df.to_csv(p, index=False))
 
 
+def read_table_bytes(data: bytes) -> pd.DataFrame:
+    """Parquet bytes as a table, via Arrow's own buffer: read from ``io.BytesIO``, Arrow may close
+    it at interpreter exit without the GIL and abort the process (apache/arrow#33975, #34314)."""
+    return pd.read_parquet(pa.BufferReader(data))
+
+
 class RunStore:
     def __init__(self, root: str | Path | None = None, published: str | Path | None = PUBLISHED):
         # absolute: the workers of a cluster read the same paths from another directory
@@ -264,7 +271,7 @@ class RunStore:
         f = self._check_config(cfg, self._final_dir(cfg)) / "trajectory.parquet"
         data = read_verified(f)
         try:
-            return pd.read_parquet(io.BytesIO(data))
+            return read_table_bytes(data)
         except Exception as e:  # noqa: BLE001
             raise StoreError(f"{f}: cannot load trajectory ({e})") from None
 

@@ -22,7 +22,7 @@ from tqdm.std import tqdm
 from anchorkit import kernels
 from anchorkit.config import ParameterError, RunConfig, check_device, derive_seed
 from anchorkit.measure import scores_and_alignment
-from anchorkit.model import Transformer, haar_rotation, residual_axis
+from anchorkit.model import Transformer, haar_rotation, residual_axis, slice_states
 from anchorkit.optim import BasisAdam
 from anchorkit.progress import label
 from anchorkit.recipes import anchor_loss, recipe
@@ -81,15 +81,15 @@ def _loss(model: Transformer, recipes, pos, attention: str, tokens, ops, targets
     """Each run's training loss (E,): cross-entropy at the loss positions plus its anchor terms."""
     anchored = any(r.anchored for r in recipes)
     if anchored:
-        logits, cache = model.run_with_cache(tokens, ("resid",), attention=attention)
-        slices = cache["resid"]
+        logits, cache = model.run_with_cache(tokens, model.hook_names("resid"), attention=attention)
+        states = slice_states(cache)
     else:
         logits = model(tokens, attention=attention)
     at = logits[:, :, pos.loss_equals]  # (E, B, k, V)
     ce = F.cross_entropy(at.flatten(0, 2), targets.flatten(), reduction="none")
     loss = ce.view(model.n_members, -1).mean(1)
     if anchored:
-        loss = loss + anchor_loss(slices, ops, pos, recipes)
+        loss = loss + anchor_loss(states, ops, pos, recipes)
     return loss
 
 

@@ -23,11 +23,14 @@ from anchorkit import criteria, regimes, scout
 from anchorkit.executor import execute
 from anchorkit.formatting import and_list, captioned
 from anchorkit.measure import KEPT_THRESHOLD
+from anchorkit.profiles import SCOUT as SCOUT_PROFILE
+from anchorkit.profiles import Profile
+from anchorkit.profiles import profile as resolve_profile
 from anchorkit.provenance import source_state, write_study
 from anchorkit.store import RunStore
 from anchorkit.task import OPS
 
-REGIME = regimes.SECOND.name
+REGIME = regimes.SECOND  # the regime the check judges
 SEEDS = scout.SEEDS
 RUNS = {regimes.SECOND_EPOCHS: (400, 800, 1600), 800: (800,)}  # run length → epochs measured
 SHORT = 800  # the cheaper length
@@ -88,13 +91,21 @@ def decide(anchors: pd.DataFrame, premise: pd.DataFrame) -> dict:
     full = viable(at_end(anchors, regimes.SECOND_EPOCHS))
     short = (viable(at_end(anchors, SHORT)) and premise_short_enough(at_end(premise, SHORT)))
     epochs = (SHORT if short else regimes.SECOND_EPOCHS) if full else None
-    return {"regime": REGIME, "viable": full, "short_viable": short, "epochs": epochs}
+    return {"regime": REGIME.name, "viable": full, "short_viable": short, "epochs": epochs}
 
 
-def viability_runs(profile: str = "scout"):
+def run_lengths(profile: Profile) -> dict[int, tuple[int, ...]]:
+    """Each run length of the check and the epochs measured in it: ``RUNS``, or for a profile
+    that fixes its runs' length (the quick one), that length and its half."""
+    if profile.epochs is None:
+        return RUNS
+    return {profile.epochs: (profile.epochs // 2, profile.epochs)}
+
+
+def viability_runs(profile: Profile = SCOUT_PROFILE):
     """Every run of the check: controls and falloff, both optimizers, both seeds, each length."""
-    return [c for length in RUNS for c in scout.scout_runs([REGIME], SEEDS, ("control", "falloff"),
-                                                          length, profile)]
+    return [c for length in run_lengths(profile)
+            for c in scout.scout_runs([REGIME], SEEDS, ("control", "falloff"), length, profile)]
 
 
 def run_viability(reports_dir=None, store=None, scheduler: str | None = None,
@@ -102,12 +113,12 @@ def run_viability(reports_dir=None, store=None, scheduler: str | None = None,
                   ) -> dict[str, pd.DataFrame]:
     """Train what is missing, measure, decide; write ``premise``, ``anchors`` and ``decision``
     to ``reports_dir/<regime>/viability/`` with provenance (the committed ``reports/`` only with
-    ``publish``)."""
+    ``publish``). ``profile`` is a name or a ``Profile``."""
     t0, source = time.perf_counter(), source_state()
+    profile = resolve_profile(profile)
     store = store if store is not None else RunStore()
     premise_rows, anchor_rows = [], []
-    lengths = RUNS if profile == "scout" else {4: (2, 4)}
-    for length, measured in lengths.items():
+    for length, measured in run_lengths(profile).items():
         for recipe, rows in (("control", premise_rows), ("falloff", anchor_rows)):
             graph, _ = scout.scout_graph([REGIME], SEEDS, measured, store, profile, recipe)
             out = execute(graph, scheduler, progress, desc=f"viability {length} {recipe}",
@@ -120,9 +131,10 @@ def run_viability(reports_dir=None, store=None, scheduler: str | None = None,
     tables = {"premise": premise, "anchors": anchors,
               "decision": pd.DataFrame([decide(anchors, premise)])}
     if reports_dir is not None:
-        where = regimes.SECOND.reports(reports_dir) / "viability"
-        write_study(Path(where), tables, "viability", list(SEEDS), profile, viability_runs(profile),
-                    time.perf_counter() - t0, source, REGIME, publish=publish)
+        where = REGIME.reports(reports_dir) / "viability"
+        write_study(Path(where), tables, "viability", list(SEEDS), profile.name,
+                    viability_runs(profile), time.perf_counter() - t0, source, REGIME.name,
+                    publish=publish)
     return tables
 
 
@@ -140,7 +152,7 @@ def decision_text(tables: dict[str, pd.DataFrame]) -> str:
     counts = (f"at {regimes.SECOND_EPOCHS} epochs, {kept('rotated')} rotated and {kept('adam')} "
               "plain-Adam falloff runs keep the anchor by the rule")
     if not bool(d["viable"]):
-        return (f"Not viable: {counts}, so the report's study is not run in the {REGIME} regime "
+        return (f"Not viable: {counts}, so the report's study is not run in the {REGIME.name} regime "
                 "and the book says so.")
     length = int(d["epochs"])
     why = ("the cheaper length also meets the rule and the premise on both seeds" if length == SHORT

@@ -20,6 +20,7 @@ import pandas as pd
 import torch
 
 from anchorkit.edit import e1, projection_edit
+from anchorkit.model import slice_states
 from anchorkit.measure import linear_probe_accuracy
 from anchorkit.scout import ANCHOR, SCORE_MIN
 from anchorkit.store import RunStore
@@ -65,9 +66,9 @@ def decodability(model, batch, opt, seed) -> list[dict]:
     q = positions(model.task).query
     labels = batch.ops == DIFFERENCE
     with torch.inference_mode():
-        clean = model.run_with_cache(batch.tokens, ("resid",))[1]["resid"]
-        _, edited = model(batch.tokens, hooks=projection_edit(e1(model.cfg.d_model), 1.0,
-                                                              model.n_slices), return_slices=True)
+        clean = slice_states(model.run_with_cache(batch.tokens, model.hook_names("resid"))[1])
+        edit = projection_edit(e1(model.cfg.d_model), 1.0, model.n_slices)
+        edited = slice_states(model.run_with_cache(batch.tokens, model.hook_names("resid"), edit)[1])
     out = []
     for s in range(1, model.n_slices):
         for i, name in enumerate(["control", "falloff"]):

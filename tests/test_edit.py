@@ -4,7 +4,7 @@ import torch
 from anchorkit import ModelConfig, TaskConfig
 from anchorkit.edit import (coordinate_axes, e1, project_out, projection_edit, random_directions,
                             rotated_axes)
-from anchorkit.model import Transformer, haar_rotation
+from anchorkit.model import Transformer, haar_rotation, slice_states
 from anchorkit.task import epoch_batches
 
 TASK = TaskConfig()
@@ -21,8 +21,10 @@ def test_full_dose_leaves_no_component_along_d_at_every_slice(model_and_tokens, 
     m, tokens = model_and_tokens
     d = {"e1": e1(64), "rotated": rotated_axes(haar_rotation(1, 64))[5],
          "random": random_directions(3, 64)[2]}[direction]
-    clean = m.run_with_cache(tokens, ("resid",))[1]["resid"]
-    edited = m.run_with_cache(tokens, ("resid",), projection_edit(d, 1.0, m.n_slices))[1]["resid"]
+    clean = slice_states(m.run_with_cache(tokens, m.hook_names("resid"))[1])
+    edit = projection_edit(d, 1.0, m.n_slices)
+    assert list(edit) == m.hook_names("resid")  # keyed by the slices' names
+    edited = slice_states(m.run_with_cache(tokens, m.hook_names("resid"), edit)[1])
     assert len(edited) == 5
     for x, x0 in zip(edited, clean):
         assert (x @ d).abs().max() < 1e-5 * x.norm(dim=-1).max()

@@ -15,7 +15,7 @@ from anchorkit.geometry import (SINK_THRESHOLD, attention_received, classify_hea
                                 head_table, killing_form, layer_table,
                                 mean_noncommutativity, noncommutativity, noncommutativity_cv,
                                 pairwise_noncommutativity, relative_change)
-from anchorkit.model import Transformer, norm
+from anchorkit.model import Transformer, norm, slice_states
 from anchorkit.task import context_length, probe_set, token_id
 from anchorkit.train import TrainedRun, initial_state
 from tests.conftest import small
@@ -145,12 +145,12 @@ def test_head_outputs_add_up_to_the_attention_output(probe):
                 getattr(blk, k).zero_()
             blk.b_V.copy_(torch.randn(blk.b_V.shape, generator=g))
             blk.b_O.copy_(torch.randn(blk.b_O.shape, generator=g))
-        _, cache = model.run_with_cache(probe.tokens, ("resid", "pattern", "head_out"))
-        slices, patterns = cache["resid"], cache["pattern"]
+        _, cache = model.run_with_cache(probe.tokens, lambda name: True)
+        slices = slice_states(cache)
         ov = head_maps(model, "ov")
         for layer in range(4):
             x = slices[layer]
-            out = cache["head_out"][layer]  # (E, B, H, T, D)
+            out = cache[f"blocks.{layer}.attn.hook_head_out"]  # (E, B, H, T, D)
             update = slices[layer + 1] - x
             attn = out.sum(2) + model.blocks[layer].b_O[:, None, None]
             assert torch.allclose(attn, update, atol=1e-4)
@@ -158,7 +158,7 @@ def test_head_outputs_add_up_to_the_attention_output(probe):
             blk = model.blocks[layer]
             for h in (0, 3):
                 c = slice(h * DH, (h + 1) * DH)
-                by_map = (patterns[layer][:, :, h] @ n @ ov[:, layer, h]
+                by_map = (cache[f"blocks.{layer}.attn.hook_pattern"][:, :, h] @ n @ ov[:, layer, h]
                           + blk.b_V[:, c] @ blk.W_O[:, c])
                 assert torch.allclose(out[:, :, h], by_map, atol=1e-4)
 

@@ -2,7 +2,8 @@ import pytest
 import torch
 
 from anchorkit import ModelConfig, TaskConfig
-from anchorkit.model import RESIDUAL_AXES, Transformer, haar_rotation, residual_axis
+from anchorkit.model import (RESIDUAL_AXES, Transformer, every_slice, haar_rotation, per_block,
+                             residual_axis, slice_name, slice_states)
 from anchorkit.task import epoch_batches
 
 TASK = TaskConfig()
@@ -41,10 +42,10 @@ def test_model_function_is_invariant_to_rotating_every_residual_axis(norm):
     m2 = Transformer(1, cfg, TASK).double()
     m2.load_state_dict(rotate_state(m.state_dict(), R))
     tokens = epoch_batches(TASK, 1, 0, 16, 16)[0].tokens
-    l1, cache = m.run_with_cache(tokens, ("resid",))
-    s1 = cache["resid"]
-    l2, cache = m2.run_with_cache(tokens, ("resid",))
-    s2 = cache["resid"]
+    l1, cache = m.run_with_cache(tokens, m.hook_names("resid"))
+    s1 = slice_states(cache)
+    l2, cache = m2.run_with_cache(tokens, m2.hook_names("resid"))
+    s2 = slice_states(cache)
     torch.testing.assert_close(l1, l2, rtol=1e-9, atol=1e-9)
     for a, b in zip(s1, s2):  # states themselves are rotated: x' = Rᵀx
         torch.testing.assert_close(a @ R, b, rtol=1e-9, atol=1e-9)
@@ -64,13 +65,14 @@ def test_layernorm_without_affine_is_not_rotation_invariant():
 def test_hooks_read_and_replace_the_state_at_a_slice():
     m = Transformer(2, ModelConfig(), TASK).initialise([1, 2])
     tokens = epoch_batches(TASK, 1, 0, 8, 8)[0].tokens
-    logits, cache = m.run_with_cache(tokens, ("resid",))
-    slices = cache["resid"]
+    logits, cache = m.run_with_cache(tokens, m.hook_names("resid"))
+    slices = slice_states(cache)
     assert len(slices) == 5 and slices[0].shape == (2, 8, tokens.shape[1], 64)
+    assert slices[2] is cache["blocks.1.hook_resid_post"]  # slice 2: the state after block 2
     seen = {}
-    m(tokens, hooks={2: lambda x: seen.setdefault("x", x)})
+    m(tokens, hooks={slice_name(2): lambda x: seen.setdefault("x", x)})
     torch.testing.assert_close(seen["x"], slices[2])
-    zeroed = m(tokens, hooks={4: torch.zeros_like})
+    zeroed = m(tokens, hooks={"blocks.3.hook_resid_post": torch.zeros_like})
     assert torch.allclose(zeroed, zeroed[:, :, :1])  # nothing left but the unembedding bias
 
 
@@ -78,8 +80,8 @@ def test_attention_patterns_match_the_fused_path():
     m = Transformer(1, ModelConfig(), TASK).initialise([5])
     tokens = epoch_batches(TASK, 1, 0, 8, 8)[0].tokens
     fused = m(tokens)
-    manual, cache = m.run_with_cache(tokens, ("pattern",))
-    patterns = cache["pattern"]
+    manual, cache = m.run_with_cache(tokens, m.hook_names("pattern"))
+    patterns = per_block(cache, "pattern", 4)
     torch.testing.assert_close(fused, manual, rtol=1e-5, atol=1e-5)
     assert len(patterns) == 4
     torch.testing.assert_close(patterns[0].sum(-1), torch.ones_like(patterns[0][..., 0]))
@@ -122,18 +124,21 @@ def test_without_residual_biases_the_blocks_write_no_constant():
     assert not names & {"b_O", "b_out"} and {"b_Q", "b_V", "b_in", "b_U"} <= names
     # a zero state at the embedding stays zero through every block: nothing writes a constant
     tokens = epoch_batches(TASK, 1, 0, 4, 4)[0].tokens
-    slices = m.run_with_cache(tokens, ("resid",), {0: torch.zeros_like})[1]["resid"]
+    zero_embedding = {"blocks.0.hook_resid_pre": torch.zeros_like}
+    slices = slice_states(m.run_with_cache(tokens, m.hook_names("resid"), zero_embedding)[1])
     assert all(s.abs().max() == 0 for s in slices)
     with_biases = Transformer(1, ModelConfig(), TASK).initialise([2])
     for blk in with_biases.blocks:
         blk.b_out.data.fill_(0.1)
-    slices = with_biases.run_with_cache(tokens, ("resid",), {0: torch.zeros_like})[1]["resid"]
+    slices = slice_states(with_biases.run_with_cache(tokens, with_biases.hook_names("resid"),
+                                                     zero_embedding)[1])
     assert slices[1].abs().max() > 0
 
 
 def test_the_hook_points_are_recorded_and_unknown_ones_named():
     """``run_with_cache`` records the slices, each block's pattern and its heads' writes with the
-    shapes the measures read; the logits equal a plain forward's; a misspelt point is named."""
+    shapes the measures read, under their names; the logits equal a plain forward's; a misspelt
+    name, a hook at a point that is no slice, and a cache short of a slice are each named."""
     import pytest
 
     from anchorkit import ModelConfig, TaskConfig
@@ -143,16 +148,28 @@ def test_the_hook_points_are_recorded_and_unknown_ones_named():
     cfg, task = ModelConfig(), TaskConfig()
     model = Transformer(2, cfg, task).initialise([1, 2])
     tokens = probe_set(task).clean.tokens[:3]
-    logits, cache = model.run_with_cache(tokens, HOOK_POINTS)
-    E, (B, T), H, D = 2, tokens.shape, cfg.n_heads, cfg.d_model
-    assert len(cache["resid"]) == cfg.n_blocks + 1 and cache["resid"][0].shape == (E, B, T, D)
-    assert [p.shape for p in cache["pattern"]] == [(E, B, H, T, T)] * cfg.n_blocks
-    assert [o.shape for o in cache["head_out"]] == [(E, B, H, T, D)] * cfg.n_blocks
+    everything = [n for point in HOOK_POINTS for n in model.hook_names(point)]
+    logits, cache = model.run_with_cache(tokens, everything)
+    L, E, (B, T), H, D = cfg.n_blocks, 2, tokens.shape, cfg.n_heads, cfg.d_model
+    assert sorted(cache) == sorted(everything) and len(everything) == 3 * L + 1
+    assert len(slice_states(cache)) == L + 1 and cache["blocks.0.hook_resid_pre"].shape == (E, B, T, D)
+    assert [p.shape for p in per_block(cache, "pattern", L)] == [(E, B, H, T, T)] * L
+    assert [o.shape for o in per_block(cache, "head_out", L)] == [(E, B, H, T, D)] * L
     assert torch.allclose(logits, model(tokens), atol=1e-5)
-    assert torch.equal(model.run_with_cache(tokens, ("resid",))[0], model(tokens))
+    assert torch.equal(model.run_with_cache(tokens, model.hook_names("resid"))[0], model(tokens))
     assert isinstance(model(tokens), torch.Tensor)  # forward returns the logits, nothing else
+    # a filter, as TransformerLens's names_filter; one name alone
+    _, only = model.run_with_cache(tokens, lambda name: name.endswith("hook_pattern"))
+    assert list(only) == model.hook_names("pattern")
+    assert list(model.run_with_cache(tokens, "blocks.2.hook_resid_post")[1]) == ["blocks.2.hook_resid_post"]
     with pytest.raises(ValueError, match="head_outs"):
-        model.run_with_cache(tokens, ("head_outs",))
+        model.run_with_cache(tokens, ["blocks.0.attn.hook_head_outs"])
+    with pytest.raises(ValueError, match="blocks.0.attn.hook_pattern"):  # hooks replace slices only
+        model(tokens, hooks={"blocks.0.attn.hook_pattern": torch.zeros_like})
+    with pytest.raises(ValueError, match="unknown points \\[2\\]"):  # no bare slice numbers
+        model(tokens, hooks={2: torch.zeros_like})
+    with pytest.raises(KeyError, match="blocks.0.hook_resid_post"):
+        slice_states({"blocks.0.hook_resid_pre": 0, "blocks.1.hook_resid_post": 1})
 
 
 def test_every_cached_entry_has_its_conventional_name():
@@ -162,6 +179,8 @@ def test_every_cached_entry_has_its_conventional_name():
                                       "blocks.1.hook_resid_post"]
     assert hook_names("pattern", 2) == ["blocks.0.attn.hook_pattern", "blocks.1.attn.hook_pattern"]
     assert hook_names("head_out", 1) == ["blocks.0.attn.hook_head_out"]
+    assert [slice_name(s) for s in range(3)] == hook_names("resid", 2)
+    assert list(every_slice(torch.zeros_like, 3)) == hook_names("resid", 2)
     import pytest
     with pytest.raises(ValueError, match="hook point"):
         hook_names("resids", 2)

@@ -6,6 +6,8 @@ import torch
 
 from anchorkit import scout
 from anchorkit.pages import scout_findings
+from anchorkit.profiles import QUICK
+from anchorkit.regimes import WEAK, regime
 from anchorkit.task import OPS
 
 
@@ -111,15 +113,15 @@ def test_anchor_criteria_fail_on_any_one_miss(bad):
 def test_regimes_are_configuration_and_the_scout_stays_off_the_paper_seeds():
     from anchorkit import RunConfig
 
-    assert scout.regime_config("weak-basis", 1).model == RunConfig(seed=1).model
-    lead = scout.regime_config("no-positions-no-biases", 1)
+    assert scout.regime_config(WEAK, 1).model == RunConfig(seed=1).model
+    lead = scout.regime_config(regime("no-positions-no-biases"), 1)
     assert not lead.model.learned_positions and not lead.model.residual_biases
     assert lead.train.step == "compiled"
     hashes = {c.hash for c in scout.scout_runs()}
     assert len(hashes) == len(scout.REGIMES) * len(scout.SEEDS) * 2
     assert not set(scout.SEEDS) & set(range(704, 712)) and not set(scout.SEEDS) & set(range(800, 840))
     with pytest.raises(ValueError, match="parameter 'regime'"):
-        scout.regime_config("longer", 1)
+        scout.run_scout(["longer"], progress=False)
 
 
 @pytest.mark.retrain
@@ -155,7 +157,7 @@ def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
     assert {"raw_removal", "spill", "alignment_3", "alignment_4"} <= set(anchors.columns)
     # the premise's top direction and its cost, recomputed by hand for one control
     row = prem[(prem.optimizer == "adam") & (prem.epochs == 2)].iloc[0]
-    cfg = scout.regime_config(row["regime"], 1, "control", "adam", 3, "quick")
+    cfg = scout.regime_config(regime(row["regime"]), 1, "control", "adam", 3, QUICK)
     model = load_model([cfg], [store.load_snapshot(cfg, 2)])
     batch = probe_set(cfg.task).clean
     shares = energy_shares(last_slice_states(model, batch), torch.eye(64))[0]

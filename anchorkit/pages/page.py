@@ -290,16 +290,18 @@ def scout_page(regimes, seeds, lengths, profile: str = "scout", reports_dir=None
     ``reports/`` or the folder the scout wrote to). The committed tables only with ``publish``."""
     seeds, flags, store = _checked_common(seeds, store_dir, dict(
         reuse=reuse, progress=progress, publish=publish, force=force))
-    regimes = list(scout.REGIMES) if regimes is None else list(regimes)
-    for r in regimes:
+    names = list(scout.REGIMES) if regimes is None else list(regimes)
+    for r in names:
         check_choice("regimes", r, tuple(scout.REGIMES))
+    regimes = [scout.REGIMES[r] for r in names]
     lengths = check_lengths(lengths)
     check_scheduler(scheduler)
-    paper = (regimes == list(scout.REGIMES) and seeds == list(scout.SEEDS)
-             and lengths == list(scout.LENGTHS) and profile == "scout")
+    profile = profiles.profile(profile)
+    paper = (names == list(scout.REGIMES) and seeds == list(scout.SEEDS)
+             and lengths == list(scout.LENGTHS) and profile == profiles.SCOUT)
     controls = scout.scout_runs(regimes, seeds, ("control",), max(lengths), profile)
     home = tables_home(reports_dir, store.root, paper, lambda root: scout.written(
-        root / scout.SCOUT, seeds, profile, controls, lengths),
+        root / scout.SCOUT, seeds, profile.name, controls, lengths),
         flags["reuse"], flags["publish"], flags["force"])
     tables = scout.run_scout(regimes, seeds, lengths, profile, reports_dir=home, store=store,
                              progress=flags["progress"], reuse=flags["reuse"],

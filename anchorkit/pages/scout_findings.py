@@ -52,6 +52,36 @@ def _best(premise: pd.DataFrame, optimizer: str, column: str) -> pd.Series:
     return cells.loc[cells["weakest"].idxmax()]
 
 
+def _on_every_seed(premise: pd.DataFrame, optimizer: str, criterion) -> str:
+    """The regimes and lengths (cheapest first) where every seed's ``optimizer`` control meets
+    ``criterion``, in words."""
+    df = premise[premise.optimizer == optimizer]
+    every = df.assign(ok=criterion(df)).groupby(["regime", "epochs"])["ok"].all()
+    cells = [f"{r} at {int(e)}" for r, e in cost_first(
+        every[every].reset_index()[["regime", "epochs"]]).itertuples(index=False)]
+    return ", ".join(cells) if cells else "no regime and length"
+
+
+def _elsewhere(premise: pd.DataFrame, share: pd.DataFrame) -> str:
+    """The costliest single coordinate axis of a plain-Adam control, top or not, and what its
+    cell's top axis cost: the rule's spike is the top-energy direction, so a costlier axis
+    elsewhere is said apart."""
+    plain = premise.assign(costliest=premise[["top_cost", "costliest_other_cost"]].max(axis=1),
+                           elsewhere=premise["costliest_other_cost"] > premise["top_cost"])
+    most = _best(plain, "adam", "costliest")
+    cell = plain[(plain.optimizer == "adam") & (plain.regime == most["regime"])
+                 & (plain.epochs == most["epochs"])].sort_values("seed")
+    tops = and_list([f"{x:.2f}" for x in cell["top_cost"]])
+    return (
+        f"The costliest single coordinate axis of a plain-Adam control, top or not, counted by "
+        f"its weakest seed, cost {most['seeds']} ({most['regime']} at {int(most['epochs'])} "
+        f"epochs), where the top axis (share {share.loc[(most['regime'], most['epochs']), 'seeds']}) "
+        f"cost {tops}" + (
+            ": on every seed the axis the task could least lose was not the one holding the most "
+            "energy, which the rule's functional spike (the top direction) does not count"
+            if cell["elsewhere"].all() else ""))
+
+
 def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> dict[str, str]:
     """What the scout's controls show about each part of the report's premise, as sentences
     computed from its ``premise`` table: ``size`` (the plain-Adam top-axis share), ``reversal``
@@ -71,19 +101,13 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
         f"calibration seed, was {size['seeds']} (seeds {seeds}) in the {size['regime']} regime at "
         f"{int(size['epochs'])} epochs{ref}; an even spread gives 1/64 ≈ 0.016")}
 
-    def on_every_seed(optimizer, criterion) -> str:
-        df = premise[premise.optimizer == optimizer]
-        every = df.assign(ok=criterion(df)).groupby(["regime", "epochs"])["ok"].all()
-        cells = [f"{r} at {int(e)}" for r, e in cost_first(
-            every[every].reset_index()[["regime", "epochs"]]).itertuples(index=False)]
-        return ", ".join(cells) if cells else "no regime and length"
 
     top_rot = _best(premise, "rotated", "top_share_rotated")
     found["reversal"] = (
         f"Rotated Adam's controls kept the coordinate axes flat (top share at most "
         f"{ROTATED_AXES_MAX}, kurtosis at most {ROTATED_KURTOSIS_MAX}) while one of their own "
         f"rotated axes held at least {ROTATED_SHARE} with {ROTATED_RATIO:g} times the next, on "
-        f"every seed, in {on_every_seed('rotated', reversed_basis)}; their largest rotated share "
+        f"every seed, in {_on_every_seed(premise, 'rotated', reversed_basis)}; their largest rotated share "
         f"was {top_rot['seeds']} ({top_rot['regime']} at {int(top_rot['epochs'])} epochs)")
     cost_p, cost_r = _best(premise, "adam", "top_cost"), _best(premise, "rotated", "top_cost")
 
@@ -93,23 +117,9 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
         f"{int(cost_p['epochs'])} epochs) and a rotated control {cost_r['seeds']} "
         f"({cost_r['regime']} at {int(cost_r['epochs'])} epochs), against {FUNCTIONAL_COST} "
         f"for a functional spike. The plain-Adam spike was functional on every seed in "
-        f"{on_every_seed('adam', functional)}; the rotated twin's in "
-        f"{on_every_seed('rotated', functional)}")
-    # the rule's spike is the top-energy direction; a costlier axis elsewhere is said apart
-    plain = premise.assign(costliest=premise[["top_cost", "costliest_other_cost"]].max(axis=1),
-                           elsewhere=premise["costliest_other_cost"] > premise["top_cost"])
-    most = _best(plain, "adam", "costliest")
-    cell = plain[(plain.optimizer == "adam") & (plain.regime == most["regime"])
-                 & (plain.epochs == most["epochs"])].sort_values("seed")
-    tops = and_list([f"{x:.2f}" for x in cell["top_cost"]])
-    found["elsewhere"] = (
-        f"The costliest single coordinate axis of a plain-Adam control, top or not, counted by "
-        f"its weakest seed, cost {most['seeds']} ({most['regime']} at {int(most['epochs'])} "
-        f"epochs), where the top axis (share {share.loc[(most['regime'], most['epochs']), 'seeds']}) "
-        f"cost {tops}" + (
-            ": on every seed the axis the task could least lose was not the one holding the most "
-            "energy, which the rule's functional spike (the top direction) does not count"
-            if cell["elsewhere"].all() else ""))
+        f"{_on_every_seed(premise, 'adam', functional)}; the rotated twin's in "
+        f"{_on_every_seed(premise, 'rotated', functional)}")
+    found["elsewhere"] = _elsewhere(premise, share)
     grew = [f"{r} {share.loc[(r, short), 'seeds']} → {share.loc[(r, long), 'seeds']}"
             for r in dict.fromkeys(premise["regime"])
             if (r, short) in share.index and (r, long) in share.index]
