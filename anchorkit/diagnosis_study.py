@@ -23,7 +23,7 @@ from anchorkit.provenance import has_tables, read_study, read_tables, source_sta
 from anchorkit.rank import probe_verdicts, rank_curves, rank_verdicts, ranks_table
 from anchorkit.regimes import REPORT, WEAK, Regime
 from anchorkit.store import RunStore
-from anchorkit.studies import PAPER_SEEDS, run_config, study_runs
+from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS, run_config
 from anchorkit.symmetry import mirror_table
 
 STUDY = "diagnosis"
@@ -82,8 +82,7 @@ def run_overlap(reports_dir, regime: Regime, store=None, publish: bool = False,
     store = store if store is not None else RunStore()
     with threads(THREADS):
         tables = overlap_study(regime, reports_dir, store, progress)
-    runs = [c for c in study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=regime)
-            if c.recipe == "control"]
+    runs = [c for c in ROTATED_BASIS.runs(PAPER_SEEDS, PAPER, regime) if c.recipe == "control"]
     write_part(reports_dir, regime, "overlap", tables, runs, time.perf_counter() - t0, source,
                publish)
     return tables
@@ -91,8 +90,8 @@ def run_overlap(reports_dir, regime: Regime, store=None, publish: bool = False,
 
 def _published_runs(regime: Regime, reports_dir):
     """The rotated-basis study's runs in a regime and its committed tables."""
-    tables = read_tables(regime.reports(reports_dir) / "rotated-basis")
-    return study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=regime), tables
+    tables = read_tables(regime.reports(reports_dir) / ROTATED_BASIS.name)
+    return ROTATED_BASIS.runs(PAPER_SEEDS, PAPER, regime), tables
 
 
 def run_rank(reports_dir, regime: Regime, store=None, publish: bool = False, progress: bool = True

@@ -27,7 +27,9 @@ from anchorkit.directions import notable_table, own_basis
 from anchorkit.measure import (DIFFERENCE, drop, edited_predictions, null_of_other_ops,
                                other_ops_drop, query_predictions, scores_of_predictions, span)
 from anchorkit.provenance import read_tables
-from anchorkit.studies import PAPER_SEEDS, study_runs
+from anchorkit.profiles import PAPER
+from anchorkit.regimes import Regime
+from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS
 from anchorkit.task import probe_set
 from anchorkit.train import load_model
 
@@ -163,13 +165,13 @@ def relations(targets: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def overlap_study(regime: str, reports_dir, store, progress: bool = True
+def overlap_study(regime: Regime, reports_dir, store, progress: bool = True
                   ) -> dict[str, pd.DataFrame]:
     """Part 2 for one report regime, on the published weights of its rotated-basis study's
     controls (both arms) and that study's committed tables: the controls' targets, the overlap
     curves, their verdicts and the overlap relations."""
-    tables = read_tables(regime.reports(reports_dir) / "rotated-basis")
-    runs = study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=regime)
+    tables = read_tables(regime.reports(reports_dir) / ROTATED_BASIS.name)
+    runs = ROTATED_BASIS.runs(PAPER_SEEDS, PAPER, regime)
     by_name = {c.name: c for c in runs}
     notable = notable_table(runs, tables["spectra"], tables["basis"], store, roles=("control",))
     bases = {c.name: own_basis(c)[1] for c in runs if c.recipe == "control"}

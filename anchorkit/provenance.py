@@ -83,7 +83,7 @@ def provenance(study: str, seeds, profile: str, runs: list[RunConfig], wall_seco
         "profile": profile,
         "seeds": list(seeds),
         "epochs": runs[0].epochs,
-        **({"regime": regime} if regime not in (None, "weak-basis") else {}),
+        **({"regime": regime} if regime is not None else {}),
         "runs": run_names(runs),
         "python": platform.python_version(),
         "machine": machine(),

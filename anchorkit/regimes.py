@@ -31,7 +31,7 @@ class Regime:
     """One regime: ``changes`` from today's configuration by part of the ``RunConfig`` (``model``,
     ``train``); ``epochs`` and ``step``, how its studies train at the paper profile; ``title``, how
     a page names it; ``glue``, the suffix of its glue keys; ``folder``, its folder under a tables
-    root (None: the root itself)."""
+    root (by default its name; None: the root itself)."""
 
     name: str
     changes: Mapping[str, Mapping] = field(default_factory=dict)
@@ -39,12 +39,12 @@ class Regime:
     step: str = STEP
     title: str = ""
     glue: str = ""
-    folder: str | None = None
+    folder: str | None = ""  # "": its name
 
     def __post_init__(self):
         if not self.title:
             object.__setattr__(self, "title", f"{self.name} regime")
-        if self.folder is None and self.name != "weak-basis":
+        if self.folder == "":
             object.__setattr__(self, "folder", self.name)
         if not self.glue and self.folder is not None:
             object.__setattr__(self, "glue", f"-{self.name}")
@@ -96,7 +96,7 @@ _NO_POSITIONS = {"learned_positions": False}
 _NO_POSITIONS_NO_BIASES = {"learned_positions": False, "residual_biases": False}
 
 # the calibrated regime: today's configuration, its 400 epochs and the eager step
-WEAK = Regime("weak-basis", epochs=400, step="eager", title="weak-basis regime")
+WEAK = Regime("weak-basis", epochs=400, step="eager", title="weak-basis regime", folder=None)
 SECOND = Regime("no-positions-no-biases-lr-decayed",
                 {"model": _NO_POSITIONS_NO_BIASES, "train": _DECAYED},
                 title="second regime", glue="-second")
