@@ -2,9 +2,9 @@ import pytest
 import torch
 
 from anchorkit import ModelConfig, TaskConfig
-from anchorkit.model import (RESIDUAL_AXES, Transformer, every_slice, haar_rotation, per_block,
-                             residual_axis, slice_name, slice_states)
-from anchorkit.task import epoch_batches
+from anchorkit.model import (HOOK_POINTS, RESIDUAL_AXES, Transformer, every_slice, haar_rotation,
+                             hook_names, per_block, residual_axis, slice_name, slice_states)
+from anchorkit.task import epoch_batches, probe_set
 
 TASK = TaskConfig()
 
@@ -139,12 +139,6 @@ def test_the_hook_points_are_recorded_and_unknown_ones_named():
     """``run_with_cache`` records the slices, each block's pattern and its heads' writes with the
     shapes the measures read, under their names; the logits equal a plain forward's; a misspelt
     name, a hook at a point that is no slice, and a cache short of a slice are each named."""
-    import pytest
-
-    from anchorkit import ModelConfig, TaskConfig
-    from anchorkit.model import HOOK_POINTS, Transformer
-    from anchorkit.task import probe_set
-
     cfg, task = ModelConfig(), TaskConfig()
     model = Transformer(2, cfg, task).initialise([1, 2])
     tokens = probe_set(task).clean.tokens[:3]
@@ -173,14 +167,11 @@ def test_the_hook_points_are_recorded_and_unknown_ones_named():
 
 
 def test_every_cached_entry_has_its_conventional_name():
-    from anchorkit.model import hook_names
-
     assert hook_names("resid", 2) == ["blocks.0.hook_resid_pre", "blocks.0.hook_resid_post",
                                       "blocks.1.hook_resid_post"]
     assert hook_names("pattern", 2) == ["blocks.0.attn.hook_pattern", "blocks.1.attn.hook_pattern"]
     assert hook_names("head_out", 1) == ["blocks.0.attn.hook_head_out"]
     assert [slice_name(s) for s in range(3)] == hook_names("resid", 2)
     assert list(every_slice(torch.zeros_like, 3)) == hook_names("resid", 2)
-    import pytest
     with pytest.raises(ValueError, match="hook point"):
         hook_names("resids", 2)
