@@ -46,6 +46,11 @@ def slice_name(s: int) -> str:
     return "blocks.0.hook_resid_pre" if s == 0 else f"blocks.{s - 1}.hook_resid_post"
 
 
+def block_name(layer: int, point: str) -> str:
+    """The field's name of a block's hook point: ``blocks.{layer}.attn.hook_{point}``."""
+    return f"blocks.{layer}.attn.hook_{point}"
+
+
 def hook_names(point: str, n_blocks: int) -> list[str]:
     """The names of a hook point's entries in ``run_with_cache``'s cache, in the order a forward
     records them: ``resid`` is every slice (``slice_name``); ``pattern`` is
@@ -53,7 +58,7 @@ def hook_names(point: str, n_blocks: int) -> list[str]:
     if point == "resid":
         return [slice_name(s) for s in range(n_blocks + 1)]
     if point in ("pattern", "head_out"):
-        return [f"blocks.{i}.attn.hook_{point}" for i in range(n_blocks)]
+        return [block_name(i, point) for i in range(n_blocks)]
     raise ValueError(f"unknown hook point {point!r}; expected one of {HOOK_POINTS}")
 
 
@@ -242,6 +247,8 @@ class Transformer(nn.Module):
     def _names(self, names) -> list[str]:
         """The hook names ``run_with_cache`` records: ``names`` is one name, a collection of
         names, or a filter (a function of a name), TransformerLens's ``names_filter``."""
+        if not callable(names) and not names:  # a plain forward records nothing: nothing to check
+            return []
         known = [n for point in HOOK_POINTS for n in self.hook_names(point)]
         if callable(names):
             return [n for n in known if names(n)]
@@ -253,7 +260,8 @@ class Transformer(nn.Module):
 
     def _hooks(self, hooks: Mapping[str, Hook] | None) -> dict[int, Hook]:
         """``hooks`` keyed by slice number, after checking every key names a slice."""
-        hooks = dict(hooks or {})
+        if not hooks:
+            return {}
         names = {slice_name(s): s for s in range(self.n_slices)}
         unknown = [k for k in hooks if k not in names]
         if unknown:
@@ -291,11 +299,10 @@ class Transformer(nn.Module):
 
         x = at_slice(0, x)
         for layer, blk in enumerate(self.blocks):
-            record = frozenset(p for p in ("pattern", "head_out")
-                               if f"blocks.{layer}.attn.hook_{p}" in names)
+            record = frozenset(p for p in ("pattern", "head_out") if block_name(layer, p) in names)
             x, points = blk(x, self.causal[:T, :T], attention, record)
             for point, value in points.items():
-                cache[f"blocks.{layer}.attn.hook_{point}"] = value
+                cache[block_name(layer, point)] = value
             x = at_slice(layer + 1, x)
         n = norm(x, cfg.norm).reshape(E, B * T, D)
         logits = torch.baddbmm(self.b_U[:, None], n, self.W_U).view(E, B, T, -1)

@@ -391,9 +391,9 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile="sco
               "where": pd.concat([w for _, w in out.values()], ignore_index=True)}
     tables["levels"] = seed_levels(tables["premise"])
     tables["regimes"] = regime_levels(tables["levels"], len(seeds))
-    anchors, met = [], {}
+    anchors, met, by_name = [], {}, {r.name: r for r in regimes}
     while (d := decide(tables["regimes"], met))["decision"] == "pending":
-        graph, falloff = scout_graph([REGIMES[d["regime"]]], seeds, lengths, store, profile,
+        graph, falloff = scout_graph([by_name[d["regime"]]], seeds, lengths, store, profile,
                                      "falloff")
         rows = pd.DataFrame(list(execute(graph, scheduler, progress, desc=f"{SCOUT} falloff",
                                          measured="pairs").values()))

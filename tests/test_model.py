@@ -2,8 +2,9 @@ import pytest
 import torch
 
 from anchorkit import ModelConfig, TaskConfig
-from anchorkit.model import (HOOK_POINTS, RESIDUAL_AXES, Transformer, every_slice, haar_rotation,
-                             hook_names, per_block, residual_axis, slice_name, slice_states)
+from anchorkit.model import (HOOK_POINTS, RESIDUAL_AXES, Transformer, block_name, every_slice,
+                             haar_rotation, hook_names, per_block, residual_axis, slice_name,
+                             slice_states)
 from anchorkit.task import epoch_batches, probe_set
 
 TASK = TaskConfig()
@@ -171,6 +172,7 @@ def test_every_cached_entry_has_its_conventional_name():
                                       "blocks.1.hook_resid_post"]
     assert hook_names("pattern", 2) == ["blocks.0.attn.hook_pattern", "blocks.1.attn.hook_pattern"]
     assert hook_names("head_out", 1) == ["blocks.0.attn.hook_head_out"]
+    assert block_name(3, "pattern") == "blocks.3.attn.hook_pattern"
     assert [slice_name(s) for s in range(3)] == hook_names("resid", 2)
     assert list(every_slice(torch.zeros_like, 3)) == hook_names("resid", 2)
     with pytest.raises(ValueError, match="hook point"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from anchorkit.config import WIDTH
 from anchorkit.formatting import and_list, captioned
 from anchorkit.scout import (FUNCTIONAL_COST, REPORT_TOKENS, ROTATED_AXES_MAX, ROTATED_KURTOSIS_MAX,
                              ROTATED_RATIO, ROTATED_SHARE, SCORE_MIN, cost_first, functional,
@@ -99,16 +100,14 @@ def premise_findings(premise: pd.DataFrame, reference: str = "weak-basis") -> di
     found = {"size": (
         f"The largest top-axis share of a plain-Adam control at the last slice, on every "
         f"calibration seed, was {size['seeds']} (seeds {seeds}) in the {size['regime']} regime at "
-        f"{int(size['epochs'])} epochs{ref}; an even spread gives 1/64 ≈ 0.016")}
-
-
+        f"{int(size['epochs'])} epochs{ref}; an even spread gives 1/{WIDTH} ≈ {1 / WIDTH:.3f}")}
     top_rot = _best(premise, "rotated", "top_share_rotated")
     found["reversal"] = (
         f"Rotated Adam's controls kept the coordinate axes flat (top share at most "
         f"{ROTATED_AXES_MAX}, kurtosis at most {ROTATED_KURTOSIS_MAX}) while one of their own "
         f"rotated axes held at least {ROTATED_SHARE} with {ROTATED_RATIO:g} times the next, on "
-        f"every seed, in {_on_every_seed(premise, 'rotated', reversed_basis)}; their largest rotated share "
-        f"was {top_rot['seeds']} ({top_rot['regime']} at {int(top_rot['epochs'])} epochs)")
+        f"every seed, in {_on_every_seed(premise, 'rotated', reversed_basis)}; their largest "
+        f"rotated share was {top_rot['seeds']} ({top_rot['regime']} at {int(top_rot['epochs'])} epochs)")
     cost_p, cost_r = _best(premise, "adam", "top_cost"), _best(premise, "rotated", "top_cost")
 
     found["function"] = (
