@@ -15,10 +15,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from anchorkit.candidates import ORDER as _CANDIDATES
+
 if TYPE_CHECKING:
     import torch
 
-RECIPES = ("control", "falloff", "split-anti")
+# the recipes of record, then the second regime's recalibration candidates (anchorkit.candidates)
+RECIPES = ("control", "falloff", "split-anti") + _CANDIDATES
 OPTIMIZERS = ("adam", "rotated")
 NORMS = ("rms", "layer")
 INITS = ("gpt2", "scaled")

@@ -25,7 +25,8 @@ from anchorkit.measure import scores_and_alignment
 from anchorkit.model import Transformer, haar_rotation, residual_axis, slice_states
 from anchorkit.optim import BasisAdam
 from anchorkit.progress import label
-from anchorkit.recipes import anchor_loss, recipe
+from anchorkit.edit import e1, projection_edit
+from anchorkit.recipes import anchor_loss, recipe, routed_loss
 from anchorkit.store import RunStore
 from anchorkit.task import OPS, Batch, epoch_batches, positions, probe_set
 
@@ -90,6 +91,10 @@ def _loss(model: Transformer, recipes, pos, attention: str, tokens, ops, targets
     loss = ce.view(model.n_members, -1).mean(1)
     if anchored:
         loss = loss + anchor_loss(states, ops, pos, recipes)
+    if any(r.routed > 0 for r in recipes):  # the routed term: a second forward under the e₁ edit
+        edit = projection_edit(e1(model.cfg.d_model), 1.0, model.n_slices)
+        edited = model(tokens, hooks=edit, attention=attention)[:, :, pos.loss_equals]
+        loss = loss + routed_loss(edited, ops, targets, recipes)
     return loss
 
 

@@ -1,0 +1,129 @@
+"""The second regime's recalibration (anchorkit.recalibration): train the next candidates in order
+at the calibration seeds, measure every trained pair, write ``calibration/second-regime/`` and say
+the rule's decision.
+
+Each call trains the plain controls at the calibration seeds and the next ``--batch`` candidates
+(in the rule's order) whose plain runs are unfinished; once a candidate is chosen, it trains that
+candidate and the controls under rotated Adam instead. Finished runs are skipped and unfinished
+ones resume from their last checkpoint, so the command is simply run again until it says
+"Chosen" with the rotated count, or "No candidate passes". ``--measure-only`` trains nothing.
+
+usage: python -m scripts.recalibrate [--batch 2] [--measure-only]
+       [--scheduler in-process|tcp://host:8786] [--out calibration/second-regime]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from anchorkit import candidates
+from anchorkit import recalibration as rc
+from anchorkit.config import ParameterError, check_int
+from anchorkit.executor import check_scheduler, execute, training_graph
+from anchorkit.pairs import Pair, measured
+from anchorkit.provenance import machine, source_state
+from anchorkit.store import RunStore
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "calibration" / "second-regime"
+
+
+def pairs_of(name: str, optimizer: str) -> list[tuple]:
+    return rc.runs(name, optimizer)
+
+
+def measure_all(store) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Every candidate pair whose two runs are finished: criteria rows, results and dose rows."""
+    crit, results, doses = [], [], []
+    for name in rc.ORDER:
+        for opt in ("adam", "rotated"):
+            for a, c in pairs_of(name, opt):
+                if not (store.has_final(a) and store.has_final(c)):
+                    continue
+                t = measured(Pair(a, c), False, store)
+                row = t["results"].iloc[0].to_dict()
+                crit.append(rc.criteria_row(row, t["alignment"], t["dose"]))
+                results.append(t["results"])
+                doses.append(t["dose"])
+    if not crit:
+        return pd.DataFrame(), pd.DataFrame(), pd.DataFrame()
+    return pd.DataFrame(crit), pd.concat(results, ignore_index=True), pd.concat(doses, ignore_index=True)
+
+
+def next_runs(decision: dict, store, batch: int) -> list:
+    """What to train next: the plain controls and the next ``batch`` unfinished candidates in order,
+    or, once a candidate is chosen, it and the controls under rotated Adam."""
+    if decision["verdict"] == rc.NONE_PASSES:
+        return []
+    if decision["verdict"] == rc.CHOSEN:
+        if decision["rotated"] is not None:
+            return []
+        ps = pairs_of(decision["recipe"], "rotated")
+        return [c for _, c in ps] + [a for a, _ in ps]
+    todo = [n for n in rc.ORDER[rc.ORDER.index(decision["waiting"]):]
+            if not all(store.has_final(a) for a, _ in pairs_of(n, "adam"))][:batch]
+    controls = [c for _, c in pairs_of(rc.ORDER[0], "adam")]
+    return controls + [a for n in todo for a, _ in pairs_of(n, "adam")]
+
+
+def write_rule(out: Path):
+    """The rule and the candidates as the Methods page shows them (written before any run)."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = [{"order": i + 1, "candidate": n, "change from falloff": ", ".join(
+                f"{k} {v}" for k, v in candidates.change(n).items()), "why": candidates.WHY[n]}
+            for i, n in enumerate(rc.ORDER)]
+    pd.DataFrame(rows).to_csv(out / "candidates.csv", index=False)
+    (out / "rule.md").write_text(rc.RULE + "\n")
+
+
+def write(out: Path, crit: pd.DataFrame, results: pd.DataFrame, dose: pd.DataFrame, decision: dict):
+    out.mkdir(parents=True, exist_ok=True)
+    if len(crit):
+        crit.to_csv(out / "criteria.csv", index=False)
+        results.to_csv(out / "results.csv", index=False)
+        dose.to_csv(out / "dose.csv", index=False)
+    src = source_state()
+    (out / "decision.json").write_text(json.dumps(
+        {**decision, "text": rc.decision_text(decision), "seeds": list(rc.SEEDS),
+         "regime": rc.REGIME.name, "commit": src.get("commit"), "machine": machine()},
+        indent=1, ensure_ascii=False) + "\n")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--batch", type=int, default=2, help="candidates trained per call (default 2)")
+    p.add_argument("--measure-only", action="store_true")
+    p.add_argument("--scheduler")
+    p.add_argument("--out", type=Path, default=OUT)
+    args = p.parse_args(argv)
+    try:
+        check_int("--batch", args.batch, 1)
+        check_scheduler(args.scheduler)
+    except ParameterError as e:
+        p.error(str(e))
+    write_rule(args.out)
+    store = RunStore()
+    while True:
+        crit, results, dose = measure_all(store)
+        decision = rc.decide(crit)
+        todo = [] if args.measure_only else next_runs(decision, store, args.batch)
+        todo = [c for c in todo if not store.has_final(c)]
+        if not todo:
+            break
+        for c in todo:
+            print("train", c.name, c.hash, flush=True)
+        execute(training_graph(todo, store), args.scheduler, desc="recalibration")
+        if decision["verdict"] == rc.PENDING:  # one batch per call while pending
+            crit, results, dose = measure_all(store)
+            decision = rc.decide(crit)
+            break
+    write(args.out, crit, results, dose, decision)
+    print(rc.decision_text(decision))
+
+
+if __name__ == "__main__":
+    main()
