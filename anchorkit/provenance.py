@@ -21,6 +21,7 @@ import torch
 from anchorkit import kernels
 from anchorkit.config import RunConfig
 from anchorkit.executor import THREADS
+from anchorkit.paths import REPORTS, inside
 from anchorkit.store import (REPO, RunStore, StoreError, digest, read_verified, write_json,
                              write_table)
 
@@ -100,7 +101,7 @@ class UnpublishedWrite(PermissionError):
 
 def committed(where) -> bool:
     """Whether ``where`` lies in the repository's committed ``reports/``."""
-    return Path(where).absolute().is_relative_to(REPO / "reports")
+    return inside(where, REPORTS)
 
 
 def read_provenance(where) -> dict:

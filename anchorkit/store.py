@@ -43,10 +43,10 @@ import torch
 from safetensors.torch import load, save_file
 
 from anchorkit.config import NewerConfigError, RunConfig
+from anchorkit.paths import (PUBLISHED, REPO, REPORTS, check_outside_tracked, in_repository,
+                             inside, resolved)
 
-REPO = Path(__file__).resolve().parent.parent
 DEFAULT_ROOT = REPO / ".runs"
-PUBLISHED = REPO / "published"
 PUBLISHED_FILES = ("config.json", "final.safetensors", "trajectory.parquet", "meta.json")
 DIGEST = ".sha256"  # the suffix of the digest written beside every file of the store
 FILE_MODE = 0o644  # readable by the group and others (mkstemp's default is 0600)
@@ -115,7 +115,7 @@ def read_verified(path: Path) -> bytes:
         expected = side.read_text().split()
     except OSError:
         raise StoreError(f"{path}: no digest beside it ({side.name}); the store cannot vouch "
-                         f"for it ({remedy(path)})") from None
+                         f"for it ({remedy(path, digest_missing=True)})") from None
     found = digest(data)
     if found not in expected:
         raise StoreError(f"{path}: contents changed since written (digest expected "
@@ -123,13 +123,19 @@ def read_verified(path: Path) -> bytes:
     return data
 
 
-def remedy(path: Path) -> str:
+def remedy(path: Path, digest_missing: bool = False) -> str:
     """What a reader can do about a file that does not verify: a committed file (published
-    weights, a committed table) is restored from git; a store file is deleted and recomputed."""
-    path = Path(path).absolute()
-    if path.is_relative_to(PUBLISHED) or path.is_relative_to(REPO / "reports"):
-        return (f"it is committed: restore it with `git checkout -- {path.relative_to(REPO)}` "
-                "(deleting a published run's file means retraining the run)")
+    weights, a committed table) is restored from git (its digest, when that is what is missing);
+    a store file is deleted and recomputed."""
+    path = resolved(path)
+    rel = in_repository(path)
+    if rel is not None and (inside(path, PUBLISHED) or inside(path, REPORTS)):
+        name = rel.with_name(rel.name + DIGEST) if digest_missing else rel
+        restore = f"it is committed: restore it with `git checkout -- {name}`"
+        if inside(path, PUBLISHED):
+            return restore + " (deleting a published run's file means retraining the run)"
+        return restore + (" (a committed table is recomputed only on purpose: `python -m "
+                          "scripts.execute_studies --compute <study>`)")
     if path.name == "provenance.json":
         return "delete its folder to recompute the tables (or run the study without reuse)"
     if path.name.startswith("checkpoint.pt"):
@@ -163,9 +169,11 @@ def read_table_bytes(data: bytes) -> pd.DataFrame:
 
 class RunStore:
     def __init__(self, root: str | Path | None = None, published: str | Path | None = PUBLISHED):
-        # absolute: the workers of a cluster read the same paths from another directory
-        self.root = Path(root or os.environ.get("ANCHORKIT_STORE") or DEFAULT_ROOT).absolute()
-        self.published = Path(published).absolute() if published is not None else None
+        # resolved: the workers of a cluster read the same paths from another directory; never
+        # in the repository's tracked tree (its runs and answers would show as untracked files)
+        self.root = check_outside_tracked(
+            "store", root or os.environ.get("ANCHORKIT_STORE") or DEFAULT_ROOT)
+        self.published = resolved(published) if published is not None else None
 
     def path(self, cfg: RunConfig) -> Path:
         return self.root / "runs" / cfg.hash

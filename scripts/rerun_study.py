@@ -10,9 +10,11 @@ and ends by printing three paths: the tables, the executed notebook, and the not
 standalone HTML page that opens offline.
 
 The tables never go to the repository's committed ``reports/``: they go to the run store's
-scratch folder (``anchorkit.provenance.scratch_root``: ``.runs/reports/`` by default), under
-``<regime>/`` for a regime other than the weak basis; the notebook and the page go beside them
-(or to ``--out``).
+scratch folder (``anchorkit.provenance.scratch_root``: ``.runs/reports/`` by default), in a folder
+of their own named by what was run (``rerun_folder``: study, profile and seeds), under
+``<regime>/`` for a regime other than the weak basis, so that re-runs with other seeds keep each
+other; the notebook and the page go beside them (or to ``--out``). A store or an ``--out`` in the
+repository's tracked tree is refused (git ignores ``.runs/``).
 
 usage: python -m scripts.rerun_study <study> --seeds 712 [713 ...] [--profile paper|quick]
        [--regime R] [--scheduler in-process|tcp://host:8786] [--out DIR] [--store DIR]
@@ -27,13 +29,24 @@ import os
 import sys
 from pathlib import Path
 
-from anchorkit.config import ParameterError, check_choice, check_seeds
+from anchorkit.config import ParameterError, check_choice, check_seeds, derive_seed
+from anchorkit.paths import check_outside_tracked
 from anchorkit.profiles import PROFILES
 from anchorkit.regimes import WEAK, regime
 from anchorkit.store import REPO
 from anchorkit.studies import shown_regimes, study
 
 NOTEBOOKS = REPO / "notebooks"
+
+
+def rerun_folder(study: str, profile: str, seeds: list[int]) -> str:
+    """The scratch folder's name for one re-run: the study, the profile and the seeds (a digest
+    of the seeds past six of them), e.g. ``control-paper-seeds-712-713``."""
+    if len(seeds) <= 6:
+        tag = "-".join(map(str, seeds))
+    else:
+        tag = f"{seeds[0]}-to-{seeds[-1]}-{len(seeds)}-{derive_seed(*seeds) % 16**8:08x}"
+    return f"{study}-{profile}-seeds-{tag}"
 
 
 def seeds_of(values: list[str]) -> list[int]:
@@ -68,10 +81,11 @@ class Rerun:
         if self.regime != WEAK and not self.side_by_side:
             raise ParameterError("--regime", args.regime, f"the {self.study.name} page shows the "
                                  f"{WEAK.name} regime only")
-        self.store = RunStore(args.store)
-        self.reports = check_writable("--store", scratch_root(self.store.root))
-        self.out = check_writable("--out", Path(args.out).absolute() if args.out else
-                                  self.regime.reports(self.reports))
+        self.store = RunStore(check_outside_tracked("--store", args.store) if args.store else None)
+        self.reports = check_writable("--store", scratch_root(self.store.root) / rerun_folder(
+            self.study.name, self.profile.name, self.seeds))
+        self.out = check_writable("--out", check_outside_tracked("--out", args.out) if args.out
+                                  else self.regime.reports(self.reports))
         self.parameters = {"seeds": self.seeds, "profile": self.profile.name,
                            "reports_dir": str(self.reports), "store_dir": str(self.store.root),
                            "reuse": False, "progress": False}
@@ -98,6 +112,8 @@ def assets() -> None:
     except FileNotFoundError:
         from scripts import book_assets
 
+        print("the page's JavaScript is not copied yet: installing it from npm once "
+              "(npm ci, package-lock.json) into node_modules/ and book/_static/vendor/", flush=True)
         book_assets.main()
 
 
@@ -127,6 +143,9 @@ def main(argv=None) -> int:
 
         scheduler = check_scheduler(rerun.scheduler or os.environ.get(SCHEDULER_ENV) or None)
         shown = rerun.shown()
+        if (rerun.tables(shown[0]) / "provenance.json").exists():
+            print(f"replaces the earlier re-run of the same study, profile and seeds in "
+                  f"{rerun.tables(shown[0])}/", flush=True)
         with connect(scheduler) as client:
             plan = study_plan(rerun.study, rerun.seeds, rerun.profile, shown, rerun.store)
             print("\n".join(plan.lines(workers(client))), flush=True)

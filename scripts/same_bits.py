@@ -121,6 +121,8 @@ def main(argv=None) -> int:
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT)
         _record_with(ROOT, tmp / "new.pt")
+        # weights_only=False: the records hold DataFrames, and these are the two files this command
+        # wrote itself a moment ago in its own temporary folder (never a file from elsewhere)
         a, b = (torch.load(tmp / f"{w}.pt", weights_only=False) for w in ("old", "new"))
     bad = differences(a, b)
     for k in bad:

@@ -23,7 +23,7 @@ from anchorkit import ModelConfig, RunConfig, TaskConfig, TrainConfig
 from anchorkit.config import RECIPES, ParameterError, check_choice, check_int, check_seeds
 from anchorkit.executor import check_scheduler, execute, training_graph
 from anchorkit.regimes import REGIMES
-from anchorkit.store import RunStore
+from anchorkit.store import RunStore, StoreError
 from anchorkit.studies import STUDIES, study_runs
 
 
@@ -112,15 +112,17 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         cfgs = plan(args)
+        store = RunStore(published=None) if args.ignore_published else RunStore()
     except ParameterError as e:
         p.error(str(e))  # one line and exit status 2, no traceback
     for c in cfgs:
         print(c.name, c.hash, flush=True)
-    store = RunStore(published=None) if args.ignore_published else RunStore()
     try:
         execute(training_graph(cfgs, store), args.scheduler, desc="training")
     except ParameterError as e:  # an unreachable scheduler
         p.exit(2, f"{p.prog}: error: {e}\n")
+    except StoreError as e:  # a stored file that does not verify (a truncated checkpoint ...)
+        p.exit(1, f"{p.prog}: error: {e}\n")
 
 
 if __name__ == "__main__":

@@ -61,8 +61,8 @@ def test_a_quick_rerun_shows_epochs_and_ends_with_the_tables_the_notebook_and_a_
     last = [line for line in r.stdout.splitlines() if line.strip()][-3:]
     assert [line.split(":", 1)[0] for line in last] == ["tables", "notebook", "page"]
     tables, notebook, page = (Path(line.split(":", 1)[1].strip()) for line in last)
-    # outside the committed reports/: in the run store's scratch folder
-    assert tables == store / "reports" / "control"
+    # outside the committed reports/: in the run store's scratch folder, in a folder of its own
+    assert tables == store / "reports" / "control-quick-seeds-1" / "control"
     assert (tables / "results.parquet").exists() and (tables / "provenance.json").exists()
     assert notebook.exists() and page.exists() and page.parent == notebook.parent
 

@@ -23,6 +23,7 @@ from anchorkit.config import (ParameterError, check_choice, check_device, check_
                               check_lengths, check_seeds)
 from anchorkit.executor import check_scheduler
 from anchorkit.formatting import cpu_name, glued, seed_text
+from anchorkit.paths import check_outside_tracked, in_repository, resolved, same
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
 from anchorkit.regimes import REPORT, WEAK, Regime
@@ -36,13 +37,13 @@ REPORTS = REPO / "reports"
 def reports_root(reports_dir=None) -> Path:
     """The folder of committed tables a page reads: the repository's ``reports/`` when None, so
     that a page executed from any working directory reads there; a given path as the user gave it."""
-    return REPORTS if reports_dir is None else Path(reports_dir).absolute()
+    return REPORTS if reports_dir is None else resolved(reports_dir)
 
 
 def check_writable(name: str, folder) -> Path:
     """``folder`` (made if missing) once a file can be created in it; else a ``ParameterError``
     naming the parameter, before any work starts."""
-    folder = Path(folder).absolute()
+    folder = resolved(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".writable-"):
@@ -61,12 +62,15 @@ def tables_home(reports_dir, store_dir, paper: bool, written: Callable[[Path], b
     they hold them (``written(root)``, which checks them: a bad folder is an error, never a
     recompute); anything else goes to a folder the user named outside ``reports/``, or to the
     scratch folder in the run store (``provenance.scratch_root``). Checked writable here."""
-    given = None if reports_dir is None else Path(reports_dir).absolute()
-    if given is not None and committed(given) and given != REPORTS:
-        raise ParameterError("reports_dir", str(given), f"inside the committed {REPORTS}: leave "
-                             "it out, or name a folder outside the repository's reports/")
+    given = None if reports_dir is None else resolved(reports_dir)
+    named = given is not None and same(given, REPORTS)  # the committed folder, however spelled
+    if given is not None and not named:
+        if committed(given):
+            raise ParameterError("reports_dir", str(given), f"inside the committed {REPORTS}: "
+                                 "leave it out, or name a folder outside the repository's reports/")
+        check_outside_tracked("reports_dir", given)
     if publish:
-        if given is not None and given != REPORTS:
+        if given is not None and not named:
             raise ParameterError("publish", True, f"publish writes the committed {REPORTS}; "
                                  f"leave reports_dir out (it is {given})")
         if not paper and not force:
@@ -74,10 +78,15 @@ def tables_home(reports_dir, store_dir, paper: bool, written: Callable[[Path], b
                                  "(its default seeds, profile and epochs), which is what the "
                                  "committed tables hold; add force=True to write them anyway")
         return check_writable("reports_dir", REPORTS)
-    if given is not None and given != REPORTS:
+    if given is not None and not named:
         return check_writable("reports_dir", given)
     if paper and reuse and written(REPORTS):
         return REPORTS
+    if named:
+        raise ParameterError("reports_dir", str(reports_dir), f"names the committed {REPORTS}, "
+                             "which holds the paper set's tables and is written only with publish; "
+                             "leave reports_dir out (these tables then go to the scratch folder) "
+                             "or name a folder outside the repository")
     return check_writable("reports_dir", scratch_root(store_dir))
 
 
@@ -106,11 +115,8 @@ def check_flags(**flags) -> dict[str, bool]:
 
 def shown(where: Path) -> str:
     """A tables folder as a reader should see it: relative to the repository when inside it."""
-    where = Path(where).absolute()
-    try:
-        return f"{where.relative_to(REPO)}/"
-    except ValueError:
-        return f"{where}/"
+    rel = in_repository(where)
+    return f"{resolved(where)}/" if rel is None else f"{rel}/"
 
 
 def one_line_parameter_errors() -> None:

@@ -1,0 +1,98 @@
+"""Where a path really is, however a user spells it: the one test that the writers of tables, the
+run store and the re-run command share before they write.
+
+A folder can be named with ``..`` (``../reports`` from ``notebooks/``), through a link, or, on a
+file system that folds case, in another case. ``inside`` and ``same`` compare the folders the file
+system means, not the strings; ``check_outside_tracked`` refuses a folder for a store or an
+output inside the repository's tracked tree (one that git would show as untracked files), and
+allows the folders git ignores (``.runs/``, ``_build/``, ``logs/``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+from pathlib import Path
+
+from anchorkit.config import ParameterError
+
+REPO = Path(__file__).resolve().parent.parent
+REPORTS = REPO / "reports"  # the committed tables
+PUBLISHED = REPO / "published"  # the committed weights
+
+
+def resolved(path) -> Path:
+    """``path`` as the file system sees it: absolute, with ``~``, ``..`` and links resolved (a
+    path that does not exist yet keeps its missing part as written)."""
+    return Path(path).expanduser().resolve()
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def same(path, folder) -> bool:
+    """Whether ``path`` and ``folder`` name one folder (resolved, or the same file on disk)."""
+    p, f = resolved(path), resolved(folder)
+    return p == f or (p.exists() and f.exists() and _same_file(p, f))
+
+
+def inside(path, folder) -> bool:
+    """Whether ``path`` is ``folder`` or lies in it: compared resolved, and, where the file system
+    folds case or a folder is reached twice, by the nearest existing ancestor being ``folder``
+    itself on disk."""
+    p, f = resolved(path), resolved(folder)
+    if p.is_relative_to(f):
+        return True
+    if not f.exists():
+        return False
+    return any(_same_file(a, f) for a in (p, *p.parents) if a.exists())
+
+
+def in_repository(path) -> Path | None:
+    """``path`` relative to the repository when it lies in it (however spelled), else None."""
+    p = resolved(path)
+    if p.is_relative_to(REPO):
+        return p.relative_to(REPO)
+    for a in (p, *p.parents):
+        if a.exists() and _same_file(a, REPO):
+            return p.relative_to(a)
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _ignored(relative: str) -> bool | None:
+    """Whether git ignores a path of the repository (None when git cannot say: no git, or no
+    repository, as in an unpacked archive)."""
+    try:
+        r = subprocess.run(["git", "check-ignore", "-q", relative], cwd=REPO,
+                           capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return {0: True, 1: False}.get(r.returncode)
+
+
+def tracked_tree(path) -> Path | None:
+    """Where ``path`` lies in the repository's tracked tree (relative), or None: outside the
+    repository, or in a folder git ignores. Without git, only ``.runs/`` counts as ignored."""
+    rel = in_repository(path)
+    if rel is None:
+        return None
+    ignored = _ignored(str(rel / ".anchorkit-probe"))  # a child: dir-only patterns match it
+    if ignored is None:
+        ignored = rel.parts[:1] == (".runs",)
+    return None if ignored else rel
+
+
+def check_outside_tracked(name: str, path) -> Path:
+    """``path`` resolved, or a ``ParameterError`` naming the parameter when it lies in the
+    repository's tracked tree (its files would show as untracked, or overwrite committed ones)."""
+    rel = tracked_tree(path)
+    if rel is not None:
+        raise ParameterError(name, str(path), f"inside the repository's tracked tree ({rel}/); "
+                             "name a folder outside the repository (or leave it out)")
+    return resolved(path)
