@@ -36,6 +36,8 @@ Hook = Callable[[torch.Tensor], torch.Tensor]
 # what a forward can record (``Transformer.run_with_cache``): the state at every slice, and per
 # block its attention pattern and each head's write to the residual stream
 HOOK_POINTS = ("resid", "pattern", "head_out")
+# a block point's other name: a head's write is TransformerLens's classic ``attn.hook_result``
+ALIASES = {"result": "head_out"}
 
 
 def slice_name(s: int) -> str:
@@ -250,6 +252,7 @@ class Transformer(nn.Module):
         if not callable(names) and not names:  # a plain forward records nothing: nothing to check
             return []
         known = [n for point in HOOK_POINTS for n in self.hook_names(point)]
+        known += [block_name(i, a) for a in ALIASES for i in range(self.cfg.n_blocks)]
         if callable(names):
             return [n for n in known if names(n)]
         names = [names] if isinstance(names, str) else list(names)
@@ -299,10 +302,13 @@ class Transformer(nn.Module):
 
         x = at_slice(0, x)
         for layer, blk in enumerate(self.blocks):
-            record = frozenset(p for p in ("pattern", "head_out") if block_name(layer, p) in names)
-            x, points = blk(x, self.causal[:T, :T], attention, record)
+            asked = {p: [n for n in (block_name(layer, p), *(block_name(layer, a) for a, q in
+                                                              ALIASES.items() if q == p))
+                         if n in names] for p in ("pattern", "head_out")} if names else {}
+            x, points = blk(x, self.causal[:T, :T], attention,
+                            frozenset(p for p, ns in asked.items() if ns))
             for point, value in points.items():
-                cache[block_name(layer, point)] = value
+                cache.update({n: value for n in asked[point]})
             x = at_slice(layer + 1, x)
         n = norm(x, cfg.norm).reshape(E, B * T, D)
         logits = torch.baddbmm(self.b_U[:, None], n, self.W_U).view(E, B, T, -1)

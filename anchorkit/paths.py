@@ -5,7 +5,8 @@ A folder can be named with ``..`` (``../reports`` from ``notebooks/``), through 
 file system that folds case, in another case. ``inside`` and ``same`` compare the folders the file
 system means, not the strings; ``check_outside_tracked`` refuses a folder for a store or an
 output inside the repository's tracked tree (one that git would show as untracked files), and
-allows the folders git ignores (``.runs/``, ``_build/``, ``logs/``).
+allows the folders git ignores (``.runs/``, ``_build/``, ``logs/``). ``remedy`` says what a
+reader can do about a file there that does not verify.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from anchorkit.config import ParameterError
 REPO = Path(__file__).resolve().parent.parent
 REPORTS = REPO / "reports"  # the committed tables
 PUBLISHED = REPO / "published"  # the committed weights
+DIGEST = ".sha256"  # the suffix of the digest written beside every file of the store
 
 
 def resolved(path) -> Path:
@@ -96,3 +98,25 @@ def check_outside_tracked(name: str, path) -> Path:
         raise ParameterError(name, str(path), f"inside the repository's tracked tree ({rel}/); "
                              "name a folder outside the repository (or leave it out)")
     return resolved(path)
+
+
+def remedy(path: Path, digest_missing: bool = False) -> str:
+    """What a reader can do about a file that does not verify: a committed file (published
+    weights, a committed table) is restored from git (its digest, when that is what is missing);
+    a store file is deleted and recomputed."""
+    path = resolved(path)
+    rel = in_repository(path)
+    if rel is not None and (inside(path, PUBLISHED) or inside(path, REPORTS)):
+        name = rel.with_name(rel.name + DIGEST) if digest_missing else rel
+        restore = f"it is committed: restore it with `git checkout -- {name}`"
+        if inside(path, PUBLISHED):
+            return restore + " (deleting a published run's file means retraining the run)"
+        return restore + (" (a committed table is recomputed only on purpose: `python -m "
+                          "scripts.execute_studies --compute <study>`)")
+    if path.name == "provenance.json":
+        return "delete its folder to recompute the tables (or run the study without reuse)"
+    if path.name.startswith("checkpoint.pt"):
+        return "delete it to resume from the start (the run retrains from epoch 0)"
+    if path.parent.name == "answers":
+        return "delete it to recompute the answers (a sweep of the run's directions)"
+    return "delete the run's directory to retrain it"

@@ -1,4 +1,4 @@
-"""The recipe recalibrated in the second regime (SPEC §11; issue 44): the rule, written before any
+"""The recipe recalibrated in the second regime (the Methods page, *Recalibration in the second regime*; issue 44): the rule, written before any
 of its runs, and the decision it gives from their tables.
 
 The recipe of record met the calibration criteria on 0 of the second regime's 16 falloff runs, so

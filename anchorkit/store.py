@@ -43,12 +43,11 @@ import torch
 from safetensors.torch import load, save_file
 
 from anchorkit.config import NewerConfigError, RunConfig
-from anchorkit.paths import (PUBLISHED, REPO, REPORTS, check_outside_tracked, in_repository,
-                             inside, resolved)
+from anchorkit.paths import (DIGEST, PUBLISHED, REPO, check_outside_tracked,  # noqa: F401
+                             remedy, resolved)
 
 DEFAULT_ROOT = REPO / ".runs"
 PUBLISHED_FILES = ("config.json", "final.safetensors", "trajectory.parquet", "meta.json")
-DIGEST = ".sha256"  # the suffix of the digest written beside every file of the store
 FILE_MODE = 0o644  # readable by the group and others (mkstemp's default is 0600)
 LOCK = ".lock"  # a run's write lock (``RunStore.writing``)
 
@@ -121,28 +120,6 @@ def read_verified(path: Path) -> bytes:
         raise StoreError(f"{path}: contents changed since written (digest expected "
                          f"{expected[0] if expected else 'none'}, found {found}); {remedy(path)}")
     return data
-
-
-def remedy(path: Path, digest_missing: bool = False) -> str:
-    """What a reader can do about a file that does not verify: a committed file (published
-    weights, a committed table) is restored from git (its digest, when that is what is missing);
-    a store file is deleted and recomputed."""
-    path = resolved(path)
-    rel = in_repository(path)
-    if rel is not None and (inside(path, PUBLISHED) or inside(path, REPORTS)):
-        name = rel.with_name(rel.name + DIGEST) if digest_missing else rel
-        restore = f"it is committed: restore it with `git checkout -- {name}`"
-        if inside(path, PUBLISHED):
-            return restore + " (deleting a published run's file means retraining the run)"
-        return restore + (" (a committed table is recomputed only on purpose: `python -m "
-                          "scripts.execute_studies --compute <study>`)")
-    if path.name == "provenance.json":
-        return "delete its folder to recompute the tables (or run the study without reuse)"
-    if path.name.startswith("checkpoint.pt"):
-        return "delete it to resume from the start (the run retrains from epoch 0)"
-    if path.parent.name == "answers":
-        return "delete it to recompute the answers (a sweep of the run's directions)"
-    return "delete the run's directory to retrain it"
 
 
 def write_json(path: Path, obj, verified: bool = True) -> None:

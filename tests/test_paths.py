@@ -15,7 +15,7 @@ from anchorkit.paths import REPO, REPORTS
 from anchorkit.provenance import committed
 from anchorkit.store import RunStore, StoreError, read_verified, remedy
 from anchorkit.train import train
-from tests.conftest import SMALL_TRAIN, small
+from tests.conftest import SMALL_TRAIN
 
 
 def git_status(*where) -> str:
@@ -177,7 +177,6 @@ def test_train_runs_says_a_truncated_checkpoint_in_one_line(tmp_path):
     sets = [f"{k}={getattr(SMALL_TRAIN, k)}" for k in ("contexts_per_epoch", "batch_size",
                                                       "warmup_steps", "trajectory_every",
                                                       "checkpoint_every")]
-    from scripts.train_runs import main as _  # noqa: F401  (the command exists)
     from anchorkit import RunConfig, TaskConfig
 
     cfg = RunConfig(seed=5, epochs=4, train=SMALL_TRAIN, task=TaskConfig())

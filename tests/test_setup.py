@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def pins_from_pyproject() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    reqs = project["dependencies"] + project["optional-dependencies"]["test"]
+    extras = project["optional-dependencies"]
+    reqs = project["dependencies"] + extras["test"] + extras["interop"]
     return dict(_pin(r) for r in reqs)
 
 
