@@ -1,0 +1,102 @@
+"""The report's question asked by its own test (issue 44; the Methods page, *Recalibration in the
+second regime*): does the anchor need the optimizer's privileged axis?
+
+Written before any paper seed of the recalibrated column trains. Per seed, the **rotated minus
+plain** twin difference of a removal measure (raw removal, net removal, removal net of the
+reference baseline); its median with the exact, distribution-free 95% interval of the paired
+differences (``verdicts.median_interval``: at 16 seeds the 4th to the 13th difference) against an
+**equivalence margin** ``MARGIN`` fixed here:
+
+- the interval inside [−MARGIN, MARGIN]: **the anchor does not need the privileged axis** (the
+  two arms remove alike, within the margin);
+- the interval below −MARGIN: **it needs it** (rotated Adam removes less, by more than the margin);
+- the interval above +MARGIN: **it removes more without it** (rotated Adam removes more: it does
+  not need the axis either, but the arms are not alike);
+- otherwise (the interval straddles a margin): **cannot be decided at this number of seeds**, with
+  the number of seeds the interval would need at the spread seen (``seeds_needed``).
+
+The margin, 0.1 of difference's span: a third of the distance between the removal criterion (0.8)
+and the kept/lost line (0.5), so a difference inside it cannot by itself turn a kept anchor into a
+lost one; and about three times one run's sampling error of removal at 512 probe contexts per op
+(a score's standard error is at most 0.022, over a span near 0.8).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+from anchorkit.verdicts import CONFIDENCE, median_interval
+
+MARGIN = 0.1
+MEASURES = {"raw_removal": "raw removal", "net_removal": "net removal",
+            "removal_net_of_reference": "removal net of the reference baseline"}
+
+ALIKE = "does not need the privileged axis"
+NEEDS = "needs the privileged axis"
+MORE = "removes more without the privileged axis"
+UNDECIDED = "cannot be decided at this number of seeds"
+ANSWERS = (ALIKE, NEEDS, MORE, UNDECIDED)
+
+
+def answer(low: float, high: float, margin: float = MARGIN) -> str:
+    """The answer an interval (low, high) of rotated − plain differences gives."""
+    if -margin <= low and high <= margin:
+        return ALIKE
+    if high < -margin:
+        return NEEDS
+    if low > margin:
+        return MORE
+    return UNDECIDED
+
+
+def paired_differences(results: pd.DataFrame, measure: str = "raw_removal") -> pd.Series:
+    """Rotated minus plain, seed by seed, from a results table of both arms (seeds in only one
+    arm are left out)."""
+    wide = results.pivot(index="seed", columns="optimizer", values=measure)
+    if not {"adam", "rotated"} <= set(wide.columns):
+        return pd.Series(dtype=float)
+    return (wide["rotated"] - wide["adam"]).dropna()
+
+
+def seeds_needed(diffs, margin: float = MARGIN, confidence: float = CONFIDENCE) -> int | None:
+    """About how many seeds the interval would need to decide, were the differences to keep the
+    median and spread seen: the median's large-sample standard error, 1.2533·σ/√n (σ from the
+    interquartile range, IQR/1.349, robust to one outlier), set so that the interval's half-width
+    fits between the median and the nearer margin. None when the median sits on a margin (no
+    number of seeds decides it) or fewer than 4 differences exist; at least one more than seen
+    (the seeds seen did not decide). A rough guide, not a rule:
+    it assumes the spread stays as seen."""
+    x = np.asarray(diffs, float)
+    x = x[np.isfinite(x)]
+    if len(x) < 4:
+        return None
+    med = float(np.median(x))
+    sigma = float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349
+    gap = abs(abs(med) - margin)
+    if gap < 1e-9:
+        return None
+    z = float(norm.ppf(0.5 + confidence / 2))
+    return max(len(x) + 1, math.ceil((z * 1.2533 * sigma / gap) ** 2))  # more than seen
+
+
+def question_rows(results: pd.DataFrame, margin: float = MARGIN) -> pd.DataFrame:
+    """The question's test on every removal measure: n, the median difference, its interval, the
+    answer and, where undecided, the seeds the interval would need."""
+    rows = []
+    for col, name in MEASURES.items():
+        if col not in results.columns:
+            continue
+        d = paired_differences(results, col)
+        med, low, high = median_interval(d.values)
+        verdict = UNDECIDED if math.isnan(med) or not np.isfinite([low, high]).all() else answer(
+            low, high, margin)
+        rows.append({"measure": name, "seeds": len(d), "median difference": med,
+                     "interval low": low, "interval high": high, "margin": margin,
+                     "rotated larger on": int((d > 0).sum()), "answer": verdict,
+                     "seeds needed": seeds_needed(d.values, margin) if verdict == UNDECIDED
+                     else None})
+    return pd.DataFrame(rows)

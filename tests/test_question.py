@@ -1,0 +1,67 @@
+"""The report's question by its own test (anchorkit.question): each answer on constructed cases,
+the exact interval's ranks, and the seeds an undecided answer would need."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anchorkit import question as q
+
+
+def results(plain, rotated):
+    seeds = range(700, 700 + len(plain))
+    rows = [{"seed": s, "optimizer": "adam", "raw_removal": p} for s, p in zip(seeds, plain)]
+    rows += [{"seed": s, "optimizer": "rotated", "raw_removal": r} for s, r in zip(seeds, rotated)]
+    return pd.DataFrame(rows)
+
+
+def row(diffs):
+    plain = np.full(len(diffs), 0.5)
+    return q.question_rows(results(plain, plain + np.asarray(diffs))).iloc[0]
+
+
+@pytest.mark.parametrize("diffs, expected", [
+    (np.linspace(-0.05, 0.05, 16), q.ALIKE),
+    (np.linspace(-0.4, -0.2, 16), q.NEEDS),
+    (np.linspace(0.2, 0.4, 16), q.MORE),
+    (np.linspace(-0.3, 0.3, 16), q.UNDECIDED),
+])
+def test_each_answer_can_be_given(diffs, expected):
+    r = row(diffs)
+    assert r["answer"] == expected and r["seeds"] == 16
+    assert (r["seeds needed"] is None) == (expected != q.UNDECIDED) or expected == q.UNDECIDED
+
+
+def test_at_16_seeds_the_interval_is_the_4th_to_the_13th_difference():
+    d = np.arange(16) / 100 - 0.075
+    r = row(d)
+    assert r["interval low"] == pytest.approx(np.sort(d)[3])
+    assert r["interval high"] == pytest.approx(np.sort(d)[12])
+
+
+def test_at_8_seeds_one_outlier_keeps_it_undecided_and_the_seeds_needed_are_counted():
+    d = [0.0, 0.01, -0.01, 0.02, -0.02, 0.03, -0.03, 0.5]  # the interval is the whole range
+    r = row(d)
+    assert r["answer"] == q.UNDECIDED
+    assert r["seeds needed"] is not None and 8 < r["seeds needed"] <= 40
+
+
+def test_a_wider_spread_or_a_median_nearer_the_margin_needs_more_seeds():
+    base = q.seeds_needed(np.linspace(-0.2, 0.2, 8))
+    assert q.seeds_needed(np.linspace(-0.4, 0.4, 8)) > base
+    assert q.seeds_needed(np.linspace(-0.2, 0.2, 8) + 0.05) > base
+    assert q.seeds_needed(np.linspace(-0.2, 0.2, 8) + q.MARGIN) is None  # on the margin
+    assert q.seeds_needed([0.1, 0.2]) is None  # too few to say
+
+
+def test_seeds_in_one_arm_only_are_left_out():
+    t = results([0.5] * 8, [0.5] * 8)
+    t = pd.concat([t, pd.DataFrame([{"seed": 999, "optimizer": "adam", "raw_removal": 0.9}])])
+    assert len(q.paired_differences(t)) == 8
+
+
+def test_the_answers_are_the_margins_own():
+    assert q.answer(-q.MARGIN, q.MARGIN) == q.ALIKE
+    assert q.answer(-0.3, -q.MARGIN - 1e-9) == q.NEEDS
+    assert q.answer(q.MARGIN + 1e-9, 0.3) == q.MORE
+    assert q.answer(-q.MARGIN - 0.01, 0.0) == q.UNDECIDED
