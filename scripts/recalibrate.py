@@ -80,12 +80,28 @@ def write_rule(out: Path):
     (out / "rule.md").write_text(rc.RULE + "\n")
 
 
+def grid(crit: pd.DataFrame) -> pd.DataFrame:
+    """The criteria table as the Methods page shows it: one row per run, in the rule's order, the
+    figures to three decimals and how many of the five criteria each run meets."""
+    order = {n: i for i, n in enumerate(rc.ORDER)}
+    t = crit.assign(o=crit.recipe.map(order)).sort_values(["o", "optimizer", "seed"])
+    figures = [k for k in rc.MET]
+    out = t[["recipe", "optimizer", "seed", *figures, "criteria met", "meets all"]].copy()
+    out[figures] = out[figures].round(3)
+    out["optimizer"] = out.optimizer.map({"adam": "plain Adam", "rotated": "rotated Adam"})
+    out["criteria met"] = out["criteria met"].map(lambda k: f"{k} of {len(figures)}")
+    out["meets all"] = out["meets all"].map({True: "yes", False: "no"})
+    return out
+
+
 def write(out: Path, crit: pd.DataFrame, results: pd.DataFrame, dose: pd.DataFrame, decision: dict):
     out.mkdir(parents=True, exist_ok=True)
     if len(crit):
         crit.to_csv(out / "criteria.csv", index=False)
         results.to_csv(out / "results.csv", index=False)
         dose.to_csv(out / "dose.csv", index=False)
+        grid(crit).to_csv(out / "grid.csv", index=False)
+    (out / "decision.md").write_text(rc.decision_text(decision) + "\n")
     src = source_state()
     (out / "decision.json").write_text(json.dumps(
         {**decision, "text": rc.decision_text(decision), "seeds": list(rc.SEEDS),

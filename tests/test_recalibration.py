@@ -143,3 +143,28 @@ def test_routed_loss_penalises_difference_surviving_and_the_others_lost():
     assert routed_loss(only_others, ops, targets, r).item() < 0.1
     assert routed_loss(sure, ops, targets, [recipe("falloff-routed-0.1")]).item() == pytest.approx(
         surviving.item() / 10, rel=1e-5)
+
+
+def test_the_command_trains_the_next_candidates_in_order_then_the_chosen_one_rotated(tmp_path):
+    from anchorkit.store import RunStore
+    from scripts.recalibrate import grid, next_runs, write
+
+    store = RunStore(tmp_path / "store")
+    pending = rc.decide(table([]))
+    todo = next_runs(pending, store, batch=2)
+    assert [c.recipe for c in todo[:4]] == ["control"] * 4
+    assert [c.recipe for c in todo[4:]] == [FIRST] * 4 + [SECOND] * 4
+    assert {c.optimizer for c in todo} == {"adam"} and {c.seed for c in todo} == set(rc.SEEDS)
+    assert all(c.epochs == rc.REGIME.epochs and c.train.step == rc.REGIME.step for c in todo)
+    rows = [good(s, FIRST) for s in rc.SEEDS]
+    chosen = rc.decide(table(rows))
+    rot = next_runs(chosen, store, batch=2)
+    assert {c.optimizer for c in rot} == {"rotated"} and {c.recipe for c in rot} == {"control", FIRST}
+    done = rc.decide(table(rows + [good(s, FIRST, "rotated") for s in rc.SEEDS]))
+    assert next_runs(done, store, 2) == []
+    none = rc.decide(table([good(s, n, **{"raw removal": 0.1}) for n in rc.ORDER for s in rc.SEEDS]))
+    assert next_runs(none, store, 2) == []
+    crit = table([{**r, "criteria met": 5} for r in rows])
+    write(tmp_path / "out", crit, crit, crit.assign(spill=0.0), done)
+    assert (tmp_path / "out" / "decision.md").read_text().startswith("Chosen: " + FIRST)
+    assert list(grid(crit)["meets all"]) == ["yes"] * 4
