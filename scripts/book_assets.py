@@ -3,7 +3,8 @@
 vega, vega-lite and vega-embed (drawing the altair charts), popper and tippy (glossary hover
 definitions) come from ``node_modules/`` (``npm ci`` installs the versions pinned in
 ``package-lock.json``); ``altair-versions.js`` tells altair's chart HTML that these libraries are
-already on the page, with the versions generated from the installed altair, so that an upgrade
+already on the page (axe-core, pinned beside them, is the browser tests' accessibility audit and
+is not copied), with the versions generated from the installed altair, so that an upgrade
 of altair cannot leave them out of step; ``context.svg`` (the Methods page's drawing of a context)
 is drawn from the code. The copies are build outputs, not committed.
 
@@ -28,11 +29,12 @@ FILES = {  # the file the book serves: where npm puts it
     "popper.min.js": "@popperjs/core/dist/umd/popper.min.js",
     "tippy-bundle.umd.min.js": "tippy.js/dist/tippy-bundle.umd.min.js",
 }
+AUDIT = "axe-core/axe.min.js"  # the accessibility audit the browser tests inject (not served)
 
 
 def main() -> None:
     modules = ROOT / "node_modules"
-    if not all((modules / src).exists() for src in FILES.values()):
+    if not all((modules / src).exists() for src in (*FILES.values(), AUDIT)):
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, check=True)
     VENDOR.mkdir(parents=True, exist_ok=True)
     for name, src in FILES.items():
