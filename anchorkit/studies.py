@@ -208,6 +208,7 @@ def shown_regimes(s: Study, seeds: list[int], profile: Profile = PAPER,
 
 # ---------------------------------------------------------------------- the essay's measurements
 ESSAY = "geometry-of-anchors"
+ESSAY_REGIME = WEAK  # the regime whose runs the essay page measures (its first screen names it)
 ESSAY_STUDIES = tuple(STUDIES[s] for s in ("control", "split-anti-seeds", "rotated-basis",
                                            "reference-baseline"))
 
@@ -220,7 +221,7 @@ def essay_runs(seeds, profile="paper", epochs: int | None = None, store=None
     seeds, profile = check_seeds(seeds), resolve_profile(profile)
     out: dict[str, RunConfig] = {}
     for s in ESSAY_STUDIES:
-        for c in s.runs(seeds, profile, WEAK, epochs):
+        for c in s.runs(seeds, profile, ESSAY_REGIME, epochs):
             if store.has_final(c):
                 out.setdefault(c.hash, c)
     return list(out.values())

@@ -79,7 +79,8 @@ def test_the_committed_first_screens_are_short_plain_and_computed(committed):
     report = screens.report_first_screen(committed)
     assert f"{committed[1].runs} falloff runs" in report  # the second regime's recipe failure
     t = read_tables(ROOT / "reports" / "geometry-of-anchors")
-    text = screens.essay_first_screen(essay.all_tests(t["heads"], t["layers"]), 8)
+    text = screens.essay_first_screen(essay.all_tests(t["heads"], t["layers"]), 8, "weak-basis regime")
+    assert "runs of the weak-basis regime" in text  # the page names its regime
     assert screens.words(text) <= LIMIT and not screens.CLAIM_ID.search(text)
 
 

@@ -180,16 +180,18 @@ ESSAY_NAMES = {"boundary": "boundary layers grow more heterogeneous",
                "recipe-sinks": "the recipe changes the sinks"}
 
 
-def essay_first_screen(tests: dict[str, dict], seeds: int) -> str:
-    """The essay page's opening: how many of its predictions our runs support, do not support,
-    cannot decide and cannot test, and the verdict of the one its argument rests on."""
+def essay_first_screen(tests: dict[str, dict], seeds: int, regime: str) -> str:
+    """The essay page's opening: how many of its predictions our runs (of the ``regime`` named,
+    a page's name for it) support, do not support, cannot decide and cannot test, and the verdict
+    of the one its argument rests on."""
     counts = pd.Series([t["verdict"] for t in tests.values()]).value_counts()
 
     def n(*verdicts):
         return int(sum(counts.get(v, 0) for v in verdicts))
 
     split = tests["split"]
-    return (f"We tested the essay's {len(tests)} predictions on our own runs at {seeds} seeds. "
+    return (f"We tested the essay's {len(tests)} predictions on our own runs of the {regime} at "
+            f"{seeds} seeds. "
             f"Supported: {n(essay.SUPPORTED, essay.DIFFERS)}. Not supported: "
             f"{n(essay.NOT_SUPPORTED)}. No difference detected where the essay expects one: "
             f"{n(essay.NO_DIFFERENCE)} (not rejected at this number of seeds, which does not show "
