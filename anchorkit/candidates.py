@@ -1,5 +1,6 @@
-"""The recalibration's candidates (the Methods page, *Recalibration in the second regime*; issue 44): the recipes tried in the second regime, in
-the order they are tried, each a named change of the recipe of record (falloff).
+"""The recalibration's candidates (the Methods page, *Recalibration in the second regime*; issue
+44): the recipes tried in the second regime, in the order they are tried, each a named change of
+the recipe of record (falloff).
 
 Fixed on 2026-12-03, before any calibration run of the recalibration. Simplest first: one of the
 recipe's calibrate values (the pull weight, the hold weight, the light anti's scale) at a time,

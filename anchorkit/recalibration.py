@@ -1,5 +1,6 @@
-"""The recipe recalibrated in the second regime (the Methods page, *Recalibration in the second regime*; issue 44): the rule, written before any
-of its runs, and the decision it gives from their tables.
+"""The recipe recalibrated in the second regime (the Methods page, *Recalibration in the second
+regime*; issue 44): the rule, written before any of its runs, and the decision it gives from
+their tables.
 
 The recipe of record met the calibration criteria on 0 of the second regime's 16 falloff runs, so
 calibration reopens there (the Methods page, *Training*). The candidates (``anchorkit.candidates``)
@@ -61,12 +62,12 @@ def check_seeds_are_calibration(seeds) -> list[int]:
     return list(seeds)
 
 
-def runs(name: str, optimizer: str = "adam", seeds=SEEDS, epochs: int | None = None,
-         step: str | None = None) -> list[tuple[RunConfig, RunConfig]]:
-    """(falloff run of candidate ``name``, its control) at each seed, in the second regime."""
+def runs(name: str, optimizer: str = "adam", seeds=SEEDS) -> list[tuple[RunConfig, RunConfig]]:
+    """(falloff run of candidate ``name``, its control) at each seed, in the second regime at its
+    own length and step."""
     seeds = check_seeds_are_calibration(seeds)
-    return [(REGIME.configure(s, name, optimizer, epochs, step),
-             REGIME.configure(s, "control", optimizer, epochs, step)) for s in seeds]
+    return [(REGIME.configure(s, name, optimizer), REGIME.configure(s, "control", optimizer))
+            for s in seeds]
 
 
 MET = {"lowest op": lambda v: v >= criteria.SCORE_MIN,
@@ -89,7 +90,7 @@ def criteria_row(results: dict, alignment: pd.DataFrame, dose: pd.DataFrame) -> 
                "raw removal": float(results["raw_removal"]),
                "spill, any dose": float(dose.spill.max())}
     met = {k: bool(MET[k](v)) for k, v in figures.items()}
-    return {"recipe": results["recipe"], "optimizer": results["optimizer"],
+    return {"recipe": results.get("recipe"), "optimizer": results.get("optimizer"),
             "seed": int(results["seed"]), **figures,
             **{f"meets {k}": v for k, v in met.items()},
             "criteria met": sum(met.values()), "meets all": all(met.values())}

@@ -32,16 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "calibration" / "second-regime"
 
 
-def pairs_of(name: str, optimizer: str) -> list[tuple]:
-    return rc.runs(name, optimizer)
-
-
 def measure_all(store) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Every candidate pair whose two runs are finished: criteria rows, results and dose rows."""
     crit, results, doses = [], [], []
     for name in rc.ORDER:
         for opt in ("adam", "rotated"):
-            for a, c in pairs_of(name, opt):
+            for a, c in rc.runs(name, opt):
                 if not (store.has_final(a) and store.has_final(c)):
                     continue
                 t = measured(Pair(a, c), False, store)
@@ -62,12 +58,12 @@ def next_runs(decision: dict, store, batch: int) -> list:
     if decision["verdict"] == rc.CHOSEN:
         if decision["rotated"] is not None:
             return []
-        ps = pairs_of(decision["recipe"], "rotated")
+        ps = rc.runs(decision["recipe"], "rotated")
         return [c for _, c in ps] + [a for a, _ in ps]
     todo = [n for n in rc.ORDER[rc.ORDER.index(decision["waiting"]):]
-            if not all(store.has_final(a) for a, _ in pairs_of(n, "adam"))][:batch]
-    controls = [c for _, c in pairs_of(rc.ORDER[0], "adam")]
-    return controls + [a for n in todo for a, _ in pairs_of(n, "adam")]
+            if not all(store.has_final(a) for a, _ in rc.runs(n, "adam"))][:batch]
+    controls = [c for _, c in rc.runs(rc.ORDER[0], "adam")]
+    return controls + [a for n in todo for a, _ in rc.runs(n, "adam")]
 
 
 def write_rule(out: Path):

@@ -225,6 +225,9 @@ def test_every_page_passes_an_axe_core_accessibility_audit(html, browser, width)
     found = {}
     for page in _pages(html):
         browser.open(page)
+        # book/_static/a11y.js names each chart once it is drawn (on the next frame)
+        assert browser.wait_for("[...document.querySelectorAll('.vega-embed svg')]"
+                                ".every(s => s.getAttribute('aria-label'))"), page
         browser.page.add_script_tag(path=str(AXE))
         violations = browser.js("axe.run(document, {resultTypes: ['violations']}).then(r => "
                                 "r.violations.map(v => [v.id, v.impact, v.nodes.length, "

@@ -15,8 +15,8 @@ from scipy.stats import binomtest, wilcoxon
 from anchorkit import criteria
 from anchorkit.formatting import count, count_moved, number, paired, summary
 from anchorkit.ledger import E2A_SOURCE, KEPT_LINE, removal_se, tally, verdict_list
+from anchorkit.recalibration import MET, criteria_row
 from anchorkit.stats import loss_rate
-from anchorkit.task import OPS
 from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 
 ARMS = {"rotated": "rotated Adam", "adam": "plain Adam"}
@@ -318,29 +318,14 @@ def criteria_table(results: pd.DataFrame, alignment: pd.DataFrame, dose: pd.Data
     page, *Training*): the figure each criterion reads and whether the run meets it, and whether
     it meets all of them. In the weak-basis regime the criteria were calibrated; elsewhere they
     are shown, not applied as a gate. One row per run, rotated arm first."""
-    a = alignment[alignment.role == "anchored"]
-    deep = a[(a.context == "difference") & a.slice.isin([3, 4])].groupby(
-        ["optimizer", "seed"]).alignment.min()
-    other = a[a.context == "other"].assign(size=lambda t: t.alignment.abs()).groupby(
-        ["optimizer", "seed"])["size"].max()
-    spill = dose.groupby(["optimizer", "seed"]).spill.max()
     rows = []
     for arm in ARMS:
-        for r in results[results.optimizer == arm].sort_values("seed").itertuples():
-            key = (arm, r.seed)
-            lowest = min(getattr(r, f"{role}_score_{op}") for role in ("anchored", "control")
-                         for op in OPS)
-            row = {"arm": ARMS[arm], "seed": r.seed, "lowest op": lowest,
-                   "alignment, slices 3–4": float(deep[key]), "|alignment|, other ops": float(other[key]),
-                   "raw removal": r.raw_removal, "spill, any dose": float(spill[key])}
-            met = {"lowest op": lowest >= criteria.SCORE_MIN,
-                   "alignment, slices 3–4": row["alignment, slices 3–4"] >= criteria.ALIGNMENT_HIGH,
-                   "|alignment|, other ops": row["|alignment|, other ops"] <= criteria.ALIGNMENT_LOW,
-                   "raw removal": r.raw_removal >= criteria.REMOVAL_MIN,
-                   "spill, any dose": row["spill, any dose"] <= criteria.SPILL_MAX}
-            row["criteria met"] = f"{sum(met.values())} of {len(met)}"
-            row["meets all"] = all(met.values())
-            rows.append(row)
+        for r in results[results.optimizer == arm].sort_values("seed").to_dict("records"):
+            mine = lambda t: t[(t.optimizer == arm) & (t.seed == r["seed"])]  # noqa: E731
+            c = criteria_row(r, mine(alignment), mine(dose))
+            rows.append({"arm": ARMS[arm], "seed": r["seed"], **{k: c[k] for k in MET},
+                         "criteria met": f"{c['criteria met']} of {len(MET)}",
+                         "meets all": c["meets all"]})
     return pd.DataFrame(rows)
 
 

@@ -19,11 +19,14 @@
 
   function nameCharts() {
     document.querySelectorAll(".vega-embed svg").forEach(function (svg) {
-      if (svg.dataset.named) return;
-      svg.setAttribute("role", "img");
-      svg.setAttribute("aria-label", captionOf(svg.closest(".vega-embed")));
-      Array.from(svg.children).forEach(function (c) { c.setAttribute("aria-hidden", "true"); });
-      svg.dataset.named = "1";
+      if (!svg.getAttribute("aria-label")) {
+        svg.setAttribute("role", "img");
+        svg.setAttribute("aria-label", captionOf(svg.closest(".vega-embed")));
+      }
+      // every child, also those a re-render (a resize) adds later
+      Array.from(svg.children).forEach(function (c) {
+        if (!c.hasAttribute("aria-hidden")) c.setAttribute("aria-hidden", "true");
+      });
     });
   }
 
@@ -60,6 +63,13 @@
   }
 
   function run() { nameCharts(); nameToggles(); landmarks(); }
-  new MutationObserver(run).observe(document.documentElement, {childList: true, subtree: true});
+  // once per frame however many nodes a chart's drawing adds (not once per mutation)
+  let queued = false;
+  function soon() {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(function () { queued = false; run(); });
+  }
+  new MutationObserver(soon).observe(document.documentElement, {childList: true, subtree: true});
   document.addEventListener("DOMContentLoaded", run);
 })();
