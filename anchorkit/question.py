@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.stats import binom, norm
 
 from anchorkit.verdicts import CONFIDENCE, median_interval
 
@@ -100,3 +100,34 @@ def question_rows(results: pd.DataFrame, margin: float = MARGIN) -> pd.DataFrame
                      "seeds needed": seeds_needed(d.values, margin) if verdict == UNDECIDED
                      else None})
     return pd.DataFrame(rows)
+
+
+def predictions(seeds, regime: str, recipe: str, epochs: int, kept: float,
+                removal: float) -> str:
+    """What the recalibrated column's paper seeds will be judged by, written before any of them
+    trains (``calibration/second-regime/predictions.md``; a test keeps the file equal to this)."""
+    seeds = list(seeds)
+    n = len(seeds)
+    k = int(binom.ppf((1 - CONFIDENCE) / 2, n, 0.5))  # the interval's order statistics, from 1
+    return "\n".join([
+        f"Written before any paper seed of the recalibrated column trains: {recipe} and its "
+        f"control under plain and rotated Adam at seeds {seeds[0]}–{seeds[-1]} ({n} seeds), "
+        f"{epochs} epochs in the {regime}, snapshots kept.",
+        "",
+        f"- **The question** (`anchorkit.question`): per seed, rotated minus plain in raw removal, "
+        f"net removal and removal net of the reference baseline; the median's exact 95% interval "
+        f"(at {n} seeds, the {k}th to the {n + 1 - k}th difference) against the margin "
+        f"±{MARGIN:g}. Inside it: the anchor does not need the privileged axis; below it: it "
+        f"needs it; above it: it removes more without it; across a margin: cannot be decided, "
+        f"with the seeds that would decide.",
+        f"- **Kept or lost, per arm**: a run keeps its anchor where its net removal at full dose "
+        f"is at least {kept:g}; each arm's count of {n}, and the count meeting raw removal "
+        f"{removal:g}, are reported whatever they are.",
+        "- **The mirror image of the controls**: the plain controls' privileged basis against the "
+        "rotated controls' coordinate axes, paired by seed, as the second regime's controls were.",
+        f"- **The ledger**: every claim of the column judged by the ledger's rules with the "
+        f"{n}-seed intervals; a rule revised before these tables are read is revised for every "
+        f"column alike, in a commit before them. The second regime's claims that could not be "
+        f"decided at 8 seeds are listed with what {n} seeds decide.",
+        "",
+    ])

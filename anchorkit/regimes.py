@@ -5,10 +5,14 @@ regime, ``WEAK``, changes nothing, so its runs keep the hashes they were publish
 length and step its studies train with at the paper profile, how a page names it, and the key its
 glue and its folder use. The optimizer scout screens several at the calibration seeds; the
 **second regime** (``SECOND``) is the one chosen after the scout, from the rotated arm's premise at
-the calibration seeds, for the report's study at the paper seeds. A run's hash names its regime (a
+the calibration seeds, for the report's study at the paper seeds; the **recalibrated** regime
+(``RECALIBRATED``) is the second regime with the recipe the recalibration chose there (the Methods
+page, *Recalibration in the second regime*) in place of the recipe of record, at 16 paper seeds. A
+run's hash names its regime (a
 changed field is a different run); the weak-basis regime's tables stay in ``reports/<study>/``,
-every other regime's in ``reports/<regime>/<study>/``. ``REGIMES`` is the catalogue, by name;
-``regime(name)`` looks one up (the entry points do, once).
+every other regime's in ``reports/<regime>/<study>/``. ``REGIMES`` is the catalogue, by name
+(``SCREENED``, the scout's, is all of it but the recalibrated regime); ``regime(name)`` looks one
+up (the entry points do, once).
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ class Regime:
     """One regime: ``changes`` from today's configuration by part of the ``RunConfig`` (``model``,
     ``train``); ``epochs`` and ``step``, how its studies train at the paper profile; ``title``, how
     a page names it; ``glue``, the suffix of its glue keys; ``folder``, its folder under a tables
-    root (by default its name; None: the root itself)."""
+    root (by default its name; None: the root itself); ``recipes``, the recipe its runs train in
+    place of a study's (by the study's name for it: ``{"falloff": "falloff-pull-0.3"}``)."""
 
     name: str
     changes: Mapping[str, Mapping] = field(default_factory=dict)
@@ -40,6 +45,7 @@ class Regime:
     title: str = ""
     glue: str = ""
     folder: str | None = ""  # "": its name
+    recipes: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self):
         if not self.title:
@@ -64,12 +70,12 @@ class Regime:
     def configure(self, seed: int, recipe: str = "control", optimizer: str = "adam",
                   epochs: int | None = None, step: str | None = None,
                   task: TaskConfig = TaskConfig()) -> RunConfig:
-        """The run of this regime: today's configuration with its changes (its own length and
-        step unless given)."""
+        """The run of this regime: today's configuration with its changes and its recipe in place
+        of the study's (its own length and step unless given)."""
         model = dataclasses.replace(ModelConfig(), **self.changes.get("model", {}))
         train = dataclasses.replace(TrainConfig(), step=step or self.step,
                                     **self.changes.get("train", {}))
-        return RunConfig(seed=seed, recipe=recipe, optimizer=optimizer,
+        return RunConfig(seed=seed, recipe=self.recipes.get(recipe, recipe), optimizer=optimizer,
                          epochs=self.epochs if epochs is None else epochs, model=model,
                          train=train, task=task)
 
@@ -88,6 +94,7 @@ class Regime:
             if train.get("lr_decay"):
                 rate += f", decayed linearly over the last {train['lr_decay']:g} of the run"
             words.append(rate)
+        words += [f"{new} in place of {old}" for old, new in self.recipes.items()]
         return ", ".join(words) if words else "the calibrated settings"
 
 
@@ -101,8 +108,8 @@ SECOND = Regime("no-positions-no-biases-lr-decayed",
                 {"model": _NO_POSITIONS_NO_BIASES, "train": _DECAYED},
                 title="second regime", glue="-second")
 
-# the catalogue, by name: every regime the scout screens
-REGIMES: dict[str, Regime] = {r.name: r for r in (
+# every regime the scout screens, by name
+SCREENED: dict[str, Regime] = {r.name: r for r in (
     WEAK,
     Regime("no-positions-no-biases", {"model": _NO_POSITIONS_NO_BIASES}),
     Regime("no-positions", {"model": _NO_POSITIONS}),
@@ -114,6 +121,18 @@ REGIMES: dict[str, Regime] = {r.name: r for r in (
     SECOND,
     Regime("no-positions-lr-decayed", {"model": _NO_POSITIONS, "train": _DECAYED}),
 )}
+
+# the second regime with the recipe the recalibration chose there (calibration/second-regime/
+# decision.json, 2026-12-03: the first candidate to meet every criterion on 3 of 4 calibration
+# seeds under plain Adam), its falloff runs at 16 paper seeds, 704-719; its controls are the second
+# regime's own (the same configuration, so the same runs)
+RECALIBRATED_SEEDS = tuple(range(704, 720))
+RECALIBRATED = Regime("no-positions-no-biases-lr-decayed-pull-0.3", SECOND.changes,
+                      title="second regime, recalibrated", glue="-recalibrated",
+                      recipes={"falloff": "falloff-pull-0.3"})
+
+# the catalogue, by name
+REGIMES: dict[str, Regime] = {**SCREENED, RECALIBRATED.name: RECALIBRATED}
 
 # the regimes the report's study runs in, side by side on its pages
 REPORT = (WEAK, SECOND)

@@ -47,7 +47,7 @@ LENGTHS = (400, 800, 1600)  # epochs at which the premise is measured (snapshots
 # (BENCHMARKS.md); "quick" for a smoke run of the pipeline (``anchorkit.profiles``)
 
 # the regimes screened (anchorkit.regimes holds the catalogue)
-REGIMES = _regimes.REGIMES
+REGIMES = _regimes.SCREENED
 
 # ---------------------------------------------------------------------- the decision rule
 # Fixed on 2026-11-30 before any scout run (issue 16); judged at the calibration seeds only.

@@ -1,11 +1,15 @@
 """The report's question by its own test (anchorkit.question): each answer on constructed cases,
 the exact interval's ranks, and the seeds an undecided answer would need."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from anchorkit import question as q
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def results(plain, rotated):
@@ -66,3 +70,15 @@ def test_the_answers_are_the_margins_own():
     assert q.answer(-0.3, -q.MARGIN - 1e-9) == q.NEEDS
     assert q.answer(q.MARGIN + 1e-9, 0.3) == q.MORE
     assert q.answer(-q.MARGIN - 0.01, 0.0) == q.UNDECIDED
+
+
+def test_the_committed_predictions_are_the_code_s_and_name_the_interval_it_uses():
+    from anchorkit import criteria, regimes
+    from anchorkit.verdicts import median_interval
+    text = q.predictions(regimes.RECALIBRATED_SEEDS, regimes.RECALIBRATED.title,
+                         regimes.RECALIBRATED.recipes["falloff"], regimes.SECOND_EPOCHS,
+                         criteria.KEPT, criteria.REMOVAL_MIN)
+    committed = ROOT / "calibration" / "second-regime" / "predictions.md"
+    assert committed.read_text() == text
+    _, low, high = median_interval(np.arange(1.0, 17.0))  # the order statistics themselves
+    assert f"the {int(low)}th to the {int(high)}th difference" in text

@@ -49,3 +49,28 @@ def test_a_regime_other_than_the_weak_basis_writes_under_its_own_folder():
 def test_an_unknown_regime_is_refused_by_name():
     with pytest.raises(ParameterError, match="regime"):
         study_runs("rotated-basis", [704], regime="no-such-regime")
+
+
+def test_the_recalibrated_regime_is_the_second_with_the_chosen_recipe():
+    decision = json.loads((ROOT / "calibration" / "second-regime" / "decision.json").read_text())
+    assert decision["verdict"] == "chosen"
+    r = regimes.RECALIBRATED
+    assert r.recipes == {"falloff": decision["recipe"]}
+    assert not set(r_seed for r_seed in regimes.RECALIBRATED_SEEDS) & set(decision["seeds"])
+    mine = study_runs("rotated-basis", list(regimes.RECALIBRATED_SEEDS), regime=r)
+    second = study_runs("rotated-basis", list(regimes.RECALIBRATED_SEEDS), regime=regimes.SECOND)
+    by_name = {c.name: c for c in second}
+    # the controls are the second regime's own runs; the falloff runs the chosen recipe's
+    controls = [c for c in mine if c.recipe == "control"]
+    assert len(controls) == 32 and all(by_name[c.name] == c for c in controls)
+    anchored = [c for c in mine if c.recipe != "control"]
+    assert len(anchored) == 32 and {c.recipe for c in anchored} == {decision["recipe"]}
+    for c in anchored:
+        twin = by_name[c.name.replace(decision["recipe"], "falloff")]
+        assert c.hash != twin.hash and c.model == twin.model and c.train == twin.train
+    assert decision["recipe"] in r.describe()
+
+
+def test_the_scout_screens_the_regimes_it_screened():
+    assert regimes.RECALIBRATED.name not in scout.REGIMES
+    assert set(scout.REGIMES) | {regimes.RECALIBRATED.name} == set(regimes.REGIMES)
