@@ -31,22 +31,24 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binomtest
 
+from anchorkit import criteria
 from anchorkit.regimes import SECOND, WEAK
 from anchorkit.formatting import number, summary
 from anchorkit.measure import OVER_REMOVAL_Z, chance_cos
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.task import SYNTAX
 from anchorkit.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
-                                VERDICTS, about_share, combine, count_verdict, every,
-                                none_of, relation_interval, relation_verdict, size)
+                                VERDICTS, about_share, combine, count_verdict, every, most,
+                                none_of, relation_interval, relation_verdict, seeds_needed, size)
 
 SHARE_TOL = 0.05  # energy shares, |cos|, alignment
 SCORE_TOL = 0.03  # removal, landing, scores (about one run's sampling error of removal)
 ABOUT = 0.1  # "about x": within 0.1 of x
 RESOLUTION = 0.01  # the smallest difference of two costs (score units) that orders them
 KURTOSIS_TOL = 0.2
-KEPT_LINE = 0.5  # the kept/lost rule: removal at least half
+KEPT_LINE = criteria.KEPT  # the kept/lost rule: removal at least half
 
 
 def _value(printed: str) -> float:
@@ -104,6 +106,8 @@ class Count:
 # The source report's figures, as it prints them, claim by claim, each with the tolerance its
 # rule allows: the one table that the rules below and the claims' texts read (never tuned to ours).
 SOURCE: dict[str, dict[str, object]] = {
+    # existence: the source's plain controls (P2) against its rotated controls' axes (E3a)
+    "P0": {"plain": Figure("0.5"), "axes": Figure(("0.05", "0.10")), "axes_median": Figure("0.07")},
     "P1": {"cos": Figure(("0.86", "1.0"), SHARE_TOL)},
     "P2": {"share": Figure("0.5", ABOUT)},
     "P3": {"axis": Figure("0.03", 0.02), "random": Figure(("0.08", "0.13"), 0.02)},
@@ -197,8 +201,25 @@ def sized(name: str, values, region: tuple[float, float], fmt: str = ".2f",
     if math.isnan(med):
         return Part(name, f"{what}no values".strip(), NOT_COMPARABLE)
     n = int(pd.Series(values, dtype=float).notna().sum())
-    return Part(name, f"{what}{number(med, fmt)} ({interval_text(low, high, fmt)}, n = {n})",
+    need = ""
+    if verdict == UNDECIDED:
+        need = needed_text(seeds_needed(pd.Series(values, dtype=float).dropna(), region))
+    return Part(name, f"{what}{number(med, fmt)} ({interval_text(low, high, fmt)}, n = {n}){need}",
                 verdict)
+
+
+NEEDED_MAX = 1000  # above this many seeds, "more than" (the guide is rough)
+
+
+def needed_text(more) -> str:
+    """What an undecided size's ``seeds_needed`` says, as a clause ("" with too few values)."""
+    if more is None:
+        return ""
+    if math.isinf(more):
+        return "; no number of seeds decides a median on the bound"
+    if more > NEEDED_MAX:
+        return f"; more than {NEEDED_MAX} seeds would be needed at the spread seen (the median sits near the bound)"
+    return f"; about {int(more)} seeds would decide it at the spread seen"
 
 
 def counted(name: str, k: int, n: int, source: tuple[int, int], says, text: str,
@@ -288,25 +309,43 @@ def p3(t):
         sized(f"random {src['random']}", rand, src["random"].region(), ".4f")])
 
 
-P4_STRUCTURE = 0.2  # a plain-Adam top-axis share below this is no structure (the scout's clear level)
+def existence(rot: pd.DataFrame, sto: pd.DataFrame) -> Part:
+    """Whether plain Adam builds a privileged basis at all, apart from its size: per seed, the
+    plain control's top-axis share minus its rotated twin's along the same coordinate axes (to
+    rotated Adam those axes are arbitrary directions: the mirror image makes the twin the null),
+    its median interval against at least ``SHARE_TOL``; the exact sign test beside."""
+    d = _paired(sto, rot, "control_top_share_axes", "control_top_share_axes")
+    part = sized("plain above its rotated twin", d, (SHARE_TOL, INF), ".3f",
+                 "plain minus rotated top-axis share, per seed ")
+    if not len(d):
+        return part
+    k = int((d > 0).sum())
+    p = float(binomtest(k, len(d)).pvalue)
+    return Part(part.name, f"{part.text}; plain higher on {k} of {len(d)} seeds (exact sign "
+                f"test p = {number(p, '.3f')})", part.verdict)
 
 
-def _no_structure(plain: pd.DataFrame) -> bool:
-    """Plain Adam builds no axis structure: its controls' top-axis share's interval lies below
-    ``P4_STRUCTURE`` (or it has no controls)."""
-    _, _, _, v = size(plain.control_top_share_axes, (P4_STRUCTURE, INF))
-    return v in (NOT_REPRODUCED, NOT_COMPARABLE)
+def _no_structure(rot: pd.DataFrame, sto: pd.DataFrame) -> bool:
+    """Plain Adam builds no privileged basis to mirror or lose: the existence part (P0) is not
+    reproduced (or cannot be compared)."""
+    return existence(rot, sto).verdict in (NOT_REPRODUCED, NOT_COMPARABLE)
+
+
+def p0(t):
+    rot, sto = _results(t, "rotated"), _results(t, "adam")
+    if rot is None or sto is None:
+        return _missing()
+    return judged([existence(rot, sto)])
 
 
 def p4(t):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
     if rot is None or sto is None:
         return _missing()
-    plain = sized("plain controls' top axis share", sto.control_top_share_axes,
-                  (P4_STRUCTURE, INF), ".3f")
-    if _no_structure(sto):
-        return (f"{plain.name} {plain.text}: plain Adam builds no structure to mirror (below "
-                f"{P4_STRUCTURE})"), NOT_COMPARABLE
+    if _no_structure(rot, sto):
+        plain = existence(rot, sto)
+        return (f"{plain.text}: plain Adam builds no privileged basis to mirror (P0 "
+                f"{plain.verdict})"), NOT_COMPARABLE
     return judged([
         sized("on the rotated axes", rot.control_top_share_rotated - rot.control_top_share_axes,
               (SHARE_TOL, INF), ".3f", "rotated minus axis share, per rotated control "),
@@ -452,9 +491,25 @@ def e2c(t):
     at = o[o.cos_e1_syntax >= COS_QUARTER]
     big = int((at.control_drop >= KEPT_LINE).sum())
     src = SOURCE["E2c"]
-    row = rel[(rel.optimizer == "rotated") & (rel.measure == "shortfall")
-              & (rel.against == "cos_e1_syntax")].iloc[0]
-    low, high = relation_interval(float(row.pearson), int(row.n))
+    def row(measure):
+        rows = rel[(rel.optimizer == "rotated") & (rel.measure == measure)
+                   & (rel.against == "cos_e1_syntax")]
+        return rows.iloc[0] if len(rows) else None
+
+    def r_text(row):
+        low, high = relation_interval(float(row.pearson), int(row.n))
+        return (f"Pearson r {number(float(row.pearson))} (95% interval {number(low)} to "
+                f"{number(high)}, n = {int(row.n)})")
+
+    drop, shortfall = row("control_drop"), row("shortfall")
+    # the source's mechanism is the control's own drop; the shortfall (1 − net removal) is shown
+    # beside, unjudged: where the anchored run's own raw removal falls short, it measures the run
+    beside = "" if shortfall is None else f"; the shortfall in net removal: {r_text(shortfall)}"
+    tracks = (Part(f"the control's drop tracks the cosine (r = {src['r']})", "not measured",
+                   NOT_COMPARABLE) if drop is None else
+              Part(f"the control's drop tracks the cosine (r = {src['r']})",
+                   f"{r_text(drop)}{beside}",
+                   relation_verdict(float(drop.pearson), int(drop.n), src["r"].value)))
     return judged([
         counted("half or more where the cosine is about a quarter", big, len(at),
                 (src["big"].k, src["big"].n), every,
@@ -462,10 +517,7 @@ def e2c(t):
                 f"{COS_QUARTER} (drops {summary(at.control_drop)})") if len(at) else
         Part("half or more where the cosine is about a quarter",
              f"no rotated control with cos ≥ {COS_QUARTER}", NOT_COMPARABLE),
-        Part(f"the shortfall tracks the cosine (r = {src['r']})",
-             f"Pearson r {number(float(row.pearson))} (95% interval {number(low)} to "
-             f"{number(high)}, n = {int(row.n)})",
-             relation_verdict(float(row.pearson), int(row.n), src["r"].value))])
+        tracks])
 
 
 def e2d(t):
@@ -544,9 +596,9 @@ def e3a(t):
     src = SOURCE["E3a"]
     flat = sized(f"the axes stay at {src['axes']}", rot.control_top_share_axes,
                  src["axes"].region(), ".3f", "top axis share ")
-    if _no_structure(sto):
-        flat = Part(flat.name, flat.text + ", as flat as plain Adam's own (no structure to lose)",
-                    NOT_COMPARABLE)
+    if _no_structure(rot, sto):
+        flat = Part(flat.name, flat.text + ", as flat as plain Adam's own (no privileged basis "
+                    "to lose, P0)", NOT_COMPARABLE)
     return judged([sized(f"a rotated direction holds {src['rotated']}",
                          rot.control_top_share_rotated, src["rotated"].region(), ".3f",
                          "rotated controls' top rotated share "), flat])
@@ -583,8 +635,7 @@ def e3c(t):
         o = o[(o.optimizer == "rotated") & o.syntax.notna()]
         on = int((o.syntax == o.spike).sum())
         parts.append(counted("on the spike's vector on most seeds", on, len(o),
-                             (src["most"].k, src["most"].n),
-                             lambda k, n: k > n / 2,
+                             (src["most"].k, src["most"].n), most,
                              f"the syntax-holding vector is the top-energy direction on {on} "
                              f"of {len(o)} rotated controls"))
     return judged(parts)
@@ -676,6 +727,14 @@ T = f"(tolerance ±{SHARE_TOL})"
 I = "our median's 95% interval"
 _ = SOURCE  # the figures each claim's text quotes, read from the one table
 CLAIMS = [
+    Claim("P0", "premise", "Plain Adam builds a privileged basis: its controls' energy gathers on "
+          "the coordinate axes more than a rotated-Adam twin's, to which those axes are arbitrary.",
+          f"plain about {_['P0']['plain']}; rotated runs' coordinate axes "
+          f"{_['P0']['axes_median']} ({_['P0']['axes']})",
+          f"existence apart from size: {I} of the plain control's top-axis share minus its "
+          f"rotated twin's along the same axes, per seed, at least {SHARE_TOL} (the share "
+          "tolerance): reproduced; wholly below it: not reproduced; the exact sign test beside",
+          p0),
     Claim("P1", "premise", "Plain Adam parks each syntax token's embedding on a coordinate axis.",
           f"largest |cos| with an axis {_['P1']['cos']}", f"one part per syntax token (plain-Adam "
           f"controls): {I} at least {_['P1']['cos'].printed[0]} {T}", p1),
@@ -687,8 +746,8 @@ CLAIMS = [
           f"plain-Adam controls: {I} of random minus axis cost, per control, at least "
           f"{RESOLUTION}; {I} of each inside the source's figure ±{_['P3']['axis'].tol}", p3),
     Claim("P4", "premise", "Adam in a rotated basis builds the same structure on the rotated axes.",
-          "same structure, rotated", "not comparable when the plain-Adam controls' top axis "
-          f"share's interval lies below {P4_STRUCTURE}; then two parts: {I} of the rotated "
+          "same structure, rotated", "not comparable where plain Adam builds no privileged basis "
+          "(P0 not reproduced); else two parts: {I} of the rotated "
           f"controls' top rotated minus top axis share at least {SHARE_TOL}; of the rotated minus "
           f"the plain twin's share inside ±{SHARE_TOL}", p4),
     Claim("E1a", "E1", "The anchor holds on every seed under rotated Adam.", str(_["E1a"]["kept"]),
@@ -728,10 +787,10 @@ CLAIMS = [
           f"{_['E2c']['big'].n} seeds at {_['E2c']['high_group']}; r = {_['E2c']['r']}",
           f"two parts: the rotated controls with cos ≥ {COS_QUARTER} (midway between the "
           "source's two groups) dropping at least half, against "
-          f"{_['E2c']['big']}; Pearson r of shortfall "
-          "against the cosine (the diagnosis study's relation): reproduced if its Fisher-z 95% "
-          f"interval lies above 0 and holds {_['E2c']['r']}, not if it excludes "
-          f"{_['E2c']['r']}", e2c),
+          f"{_['E2c']['big']} (Fisher's exact test and our share's interval); Pearson r of the "
+          "control's own drop against the cosine (the source's mechanism; the diagnosis study's "
+          "relation): reproduced if its Fisher-z 95% interval lies above 0 and holds "
+          f"{_['E2c']['r']}, not if it excludes {_['E2c']['r']}; the shortfall's r beside", e2c),
     Claim("E2d", "E2", "On those seeds the rotated control loses on other ops too, the anchored "
           f"run does not, and stored controls lose at most {_['E2d']['stored']} on any other op.",
           f"up to {_['E2d']['other_median']} ({_['E2d']['other']}); anchored at most "
@@ -761,7 +820,7 @@ CLAIMS = [
           f"axes {_['E3a']['axes_median']} ({_['E3a']['axes']})",
           f"two parts (rotated controls): {I} of the top rotated share inside "
           f"{_['E3a']['rotated']} {T}; of the top axis share inside {_['E3a']['axes']} {T}, not "
-          f"comparable where plain Adam's own axes are flat (interval below {P4_STRUCTURE})", e3a),
+          "comparable where plain Adam builds no privileged basis (P0 not reproduced)", e3a),
     Claim("E3b", "E3", "Kurtosis reverses: near 3 along the axes, above it along the rotated "
           "basis, the opposite of the stored runs.", f"axes {_['E3b']['axes_median']} "
           f"({_['E3b']['axes']}), rotated {_['E3b']['rotated_median']} ({_['E3b']['rotated']})",

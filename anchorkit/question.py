@@ -27,9 +27,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom, norm
+from scipy.stats import binom
 
-from anchorkit.verdicts import CONFIDENCE, median_interval
+from anchorkit.verdicts import CONFIDENCE, median_interval, seeds_needed as _seeds_needed
 
 MARGIN = 0.1
 MEASURES = {"raw_removal": "raw removal", "net_removal": "net removal",
@@ -64,23 +64,10 @@ def paired_differences(results: pd.DataFrame, measure: str = "raw_removal") -> p
 
 def seeds_needed(diffs, margin: float = MARGIN, confidence: float = CONFIDENCE) -> int | None:
     """About how many seeds the interval would need to decide, were the differences to keep the
-    median and spread seen: the median's large-sample standard error, 1.2533·σ/√n (σ from the
-    interquartile range, IQR/1.349, robust to one outlier), set so that the interval's half-width
-    fits between the median and the nearer margin. None when the median sits on a margin (no
-    number of seeds decides it) or fewer than 4 differences exist; at least one more than seen
-    (the seeds seen did not decide). A rough guide, not a rule:
-    it assumes the spread stays as seen."""
-    x = np.asarray(diffs, float)
-    x = x[np.isfinite(x)]
-    if len(x) < 4:
-        return None
-    med = float(np.median(x))
-    sigma = float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349
-    gap = abs(abs(med) - margin)
-    if gap < 1e-9:
-        return None
-    z = float(norm.ppf(0.5 + confidence / 2))
-    return max(len(x) + 1, math.ceil((z * 1.2533 * sigma / gap) ** 2))  # more than seen
+    median and spread seen (``verdicts.seeds_needed`` against the margins): None when the median
+    sits on a margin or fewer than 4 differences exist. A rough guide, not a rule."""
+    n = _seeds_needed(diffs, (-margin, margin), confidence)
+    return None if n is None or math.isinf(n) else n
 
 
 def question_rows(results: pd.DataFrame, margin: float = MARGIN) -> pd.DataFrame:

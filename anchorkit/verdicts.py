@@ -15,13 +15,21 @@ claim, three comparisons:
   a boundary: cannot be decided. An ordering of two quantities is a size of their paired
   difference, seed by seed, against "at least the resolution".
 - **A count** ("8 of 8", "none", "3 of 8"): Fisher's exact test (two-sided, 5%) of our count
-  against the source's. A difference: not reproduced. Otherwise reproduced when our count says
-  what the claim says (within the claim's tolerance) on at least as many seeds as the source had,
-  else cannot be decided. A run whose measure lies within one standard error of the line that
-  classifies it is counted both ways; when the two counts give different verdicts, the claim
-  cannot be decided.
+  against the source's, and our share's exact (Clopper–Pearson) 95% interval against the shares
+  the claim allows (``Claimed.allows``: "every seed" allows 7 of 8 or more, "none" 1 of 8 or
+  fewer, "about s" s ± its tolerance, "most" more than half; ``COUNT_TOL`` is the one seed in
+  eight). Either excluding: not reproduced (the second decides where the source's denominator is
+  too small for Fisher's test to reject: against 2 of 2 no count of ours can differ, but 0 of 2
+  lies outside what "every" allows). Otherwise reproduced when our count says what the claim
+  says on at least as many seeds as the source had, else cannot be decided. A run whose measure
+  lies within one standard error of the line that classifies it is counted both ways; when the
+  two counts give different verdicts, the claim cannot be decided.
 - **A relation** (Pearson r across seeds): our r with its Fisher-z 95% interval. Excluding the
   source's r: not reproduced; above zero and containing it: reproduced; else cannot be decided.
+
+A size that cannot be decided carries the seeds that would decide it (``seeds_needed``: the
+median's large-sample error set against the distance to the region's nearer bound, a rough guide
+that assumes the spread stays as seen; none when the median sits on the bound).
 
 A claim of several named parts is reproduced when every part is, not reproduced when any part is
 not, cannot be decided when a part cannot (and none failed), and not comparable when a part is not
@@ -31,16 +39,18 @@ comparable and the rest hold.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy.stats import binom, fisher_exact, norm
+from scipy.stats import beta, binom, fisher_exact, norm
 
 REPRODUCED, NOT_REPRODUCED, UNDECIDED, NOT_COMPARABLE = (
     "reproduced", "not reproduced", "cannot be decided at this number of seeds", "not comparable")
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, UNDECIDED, NOT_COMPARABLE)
 CONFIDENCE = 0.95
 INF = math.inf
+COUNT_TOL = 1 / 8  # a count's tolerance: one seed in eight
 
 
 def median_interval(values, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
@@ -78,9 +88,39 @@ def size(values, region: tuple[float, float]) -> tuple[float, float, float, str]
     return med, low, high, size_verdict(low, high, region)
 
 
+@dataclass(frozen=True)
+class Claimed:
+    """What a count claim says: ``says(k, n)``, its statement of our count, and ``allows``, the
+    shares of units at which it could still be true (bounds included; ``above``: the low bound
+    excluded)."""
+
+    says: Callable[[int, int], bool]
+    allows: tuple[float, float] = (0.0, 1.0)
+    above: bool = False
+
+    def __call__(self, k: int, n: int) -> bool:
+        return self.says(k, n)
+
+    def excludes(self, k: int, n: int, confidence: float = CONFIDENCE) -> bool:
+        """Whether our share's exact interval lies outside what the claim allows."""
+        low, high = share_interval(k, n, confidence)
+        lo, hi = self.allows
+        return high < lo or (self.above and high <= lo) or low > hi
+
+
+def share_interval(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) interval of a share k of n."""
+    a = (1 - confidence) / 2
+    low = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
+    high = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
+    return low, high
+
+
 def _count_at(k: int, n: int, source: tuple[int, int], says: Callable[[int, int], bool]) -> str:
     sk, sn = source
     if fisher_exact([[k, n - k], [sk, sn - sk]]).pvalue < 1 - CONFIDENCE:
+        return NOT_REPRODUCED
+    if isinstance(says, Claimed) and says.excludes(k, n):
         return NOT_REPRODUCED
     return REPRODUCED if says(k, n) and n >= sn else UNDECIDED
 
@@ -88,26 +128,48 @@ def _count_at(k: int, n: int, source: tuple[int, int], says: Callable[[int, int]
 def count_verdict(k: int, n: int, source: tuple[int, int], says: Callable[[int, int], bool],
                   down: int = 0, up: int = 0) -> str:
     """A count k of n against the source's (k, n). ``says(k, n)`` is the claim's own statement at
-    its tolerance. ``down`` of the k counted and ``up`` of the others lie within one standard
-    error of the classifying line: every count from k − down to k + up is judged, and when they
-    disagree the claim cannot be decided."""
+    its tolerance (a ``Claimed`` adds the shares it allows). ``down`` of the k counted and ``up``
+    of the others lie within one standard error of the classifying line: every count from
+    k − down to k + up is judged, and when they disagree the claim cannot be decided."""
     if n == 0:
         return NOT_COMPARABLE
     verdicts = {_count_at(i, n, source, says) for i in range(k - down, k + up + 1)}
     return verdicts.pop() if len(verdicts) == 1 else UNDECIDED
 
 
-def every(k: int, n: int) -> bool:
-    return k == n
+every = Claimed(lambda k, n: k == n, (1 - COUNT_TOL, 1.0))
+none_of = Claimed(lambda k, n: k == 0, (0.0, COUNT_TOL))
+most = Claimed(lambda k, n: k > n / 2, (0.5, 1.0), above=True)
 
 
-def none_of(k: int, n: int) -> bool:
-    return k == 0
-
-
-def about_share(share: float, tolerance: float) -> Callable[[int, int], bool]:
+def about_share(share: float, tolerance: float = COUNT_TOL) -> Claimed:
     """A claim "about share of the seeds", within ``tolerance`` of the share."""
-    return lambda k, n: abs(k / n - share) <= tolerance + 1e-12
+    return Claimed(lambda k, n: abs(k / n - share) <= tolerance + 1e-12,
+                   (share - tolerance, share + tolerance))
+
+
+def seeds_needed(values, region: tuple[float, float], confidence: float = CONFIDENCE
+                 ) -> float | None:
+    """About how many seeds a size's interval would need to decide, were the values to keep the
+    median and spread seen: the median's large-sample standard error, 1.2533·σ/√n (σ from the
+    interquartile range, IQR/1.349, robust to one outlier), set so that the interval's half-width
+    fits between the median and the region's nearer (finite) bound. ``math.inf`` when the median
+    sits on a bound (no number of seeds decides it), None when fewer than 4 values exist; at
+    least one more than seen (the seeds seen did not decide). A rough guide, not a rule: it
+    assumes the spread stays as seen."""
+    x = np.asarray(values, float)
+    x = x[np.isfinite(x)]
+    if len(x) < 4:
+        return None
+    med = float(np.median(x))
+    gaps = [abs(med - b) for b in region if math.isfinite(b)]
+    if not gaps:
+        return None
+    if min(gaps) < 1e-9:
+        return INF
+    sigma = float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349
+    z = float(norm.ppf(0.5 + confidence / 2))
+    return max(len(x) + 1, math.ceil((z * 1.2533 * sigma / min(gaps)) ** 2))
 
 
 def relation_interval(r: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:

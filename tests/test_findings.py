@@ -8,9 +8,11 @@ import pytest
 
 from anchorkit.verdicts import UNDECIDED
 
-PREMISE_MISSING = pd.DataFrame({"id": ["P1", "P2", "E3a", "E3b", "E3c", "E3e"],
-                                "verdict": ["not reproduced"] * 2 + [UNDECIDED] * 4})
-PREMISE_FORMS = PREMISE_MISSING.assign(verdict=["reproduced", UNDECIDED] + [UNDECIDED] * 4)
+IDS = ["P0", "P1", "P2", "E3a", "E3b", "E3c", "E3e"]
+PREMISE_MISSING = pd.DataFrame({"id": IDS, "verdict": ["not reproduced"] * 3 + [UNDECIDED] * 4})
+# existence reproduced, its size (P2) undecided: the premise forms
+PREMISE_FORMS = PREMISE_MISSING.assign(verdict=["reproduced", "not reproduced", UNDECIDED]
+                                       + [UNDECIDED] * 4)
 
 
 def _results(kept_rotated, kept_plain, net=(0.8, 0.8), spill=(0.0, 0.0)):
@@ -41,19 +43,22 @@ def test_the_report_answers_follow_the_tables():
     alignment = pd.DataFrame([{"optimizer": o, "seed": s, "role": "anchored", "context": "difference",
                                "slice": sl, "alignment": 0.9} for o in ("rotated", "adam")
                               for s in seeds for sl in range(5)])
-    claims = pd.DataFrame({"id": ["P1", "P2", "E3a", "E3b", "E3c", "E3e"],
-                           "verdict": ["not reproduced"] * 2 + [UNDECIDED] * 4})
+    claims = PREMISE_MISSING
     held = report_answers(results, alignment, claims)
-    # without the premise (P1, P2 not reproduced) no answer concludes about a privileged basis
+    # without the premise (P0 not reproduced) no answer concludes about a privileged basis
     assert "cannot say" in held["e1"] and "cannot say" in held["e2"]
     assert "favour the alternative" not in held["e1"]
     assert "does not depend on e₁ being an axis" not in held["e2"]
-    formed = report_answers(results, alignment, claims.assign(
-        verdict=["reproduced", UNDECIDED] + [UNDECIDED] * 4))
+    formed = report_answers(results, alignment, PREMISE_FORMS)
     assert formed["e1"].startswith("the numbers favour the alternative")
     assert "does not depend on e₁ being an axis" in formed["e2"] and "cannot say" not in formed["e2"]
-    assert "does not reach the source's size" in held["e3"] and "does not reach" not in report_answers(
-        results, alignment, claims.assign(verdict="reproduced"))["e3"]
+    # existence and size said apart: a size rule never speaks for existence
+    assert "plain Adam builds no privileged basis beyond the share tolerance (P0 not " in held["e3"]
+    assert ("plain Adam builds a privileged basis (P0 reproduced); its size against the source's "
+            "about half: P2 cannot be decided") in formed["e3"]
+    size_only = claims.assign(verdict=[UNDECIDED, "reproduced", "reproduced"] + [UNDECIDED] * 4)
+    assert "whether plain Adam builds a privileged basis cannot be decided" in report_answers(
+        results, alignment, size_only)["e1"]
     lost = results.assign(kept=(results.optimizer == "adam") | (results.seed > 1))
     assert report_answers(lost, alignment, claims)["e1"].startswith("the anchor was lost on 2 of 8")
     spilled = results.assign(spill=0.05)

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
+from scipy.stats import fisher_exact
 import pytest
 
 from anchorkit import ledger
@@ -62,6 +63,27 @@ def test_p2_about_half_either_side(share, expected):
     assert verdict(ledger.p2, results(adam={"control_top_share_axes": share})) == expected
 
 
+@pytest.mark.parametrize("plain, rot_axes, expected", [
+    (0.4, 0.07, R), (0.08, 0.06, N), (spread(0.05, 0.3), 0.07, U),
+    (spread(0.1, 0.12), [0.2] * 8, N)])  # rotated twins above plain: no privileged basis
+def test_p0_existence_apart_from_size(plain, rot_axes, expected):
+    given = results(rotated={"control_top_share_axes": rot_axes},
+                    adam={"control_top_share_axes": plain})
+    text, v = ledger.p0(given)
+    assert v == expected and "exact sign test" in text
+    # existence does not ask for the source's size: a plain share of 0.3 (P2 not reproduced)
+    # well above its twins exists
+    small = results(rotated={"control_top_share_axes": 0.06}, adam={"control_top_share_axes": 0.3})
+    assert verdict(ledger.p0, small) == R and verdict(ledger.p2, small) == N
+
+
+def test_an_undecided_size_says_the_seeds_that_would_decide_it():
+    text, v = ledger.p2(results(adam={"control_top_share_axes": spread(0.3, 0.55)}))
+    assert v == U and re.search(r"about \d+ seeds would decide it", text)
+    text, _ = ledger.p2(results(adam={"control_top_share_axes": spread(0.35, 0.45)}))
+    assert "no number of seeds decides a median on the bound" in text  # the median is 0.4
+
+
 def basis(rows) -> pd.DataFrame:
     return pd.DataFrame([{"optimizer": o, "role": role, "basis": b, "direction": d, "cost": c,
                           "control_run": run, "run": run}
@@ -96,7 +118,7 @@ def test_p3_ordering_needs_a_resolvable_difference(axes, rand, expected):
 
 @pytest.mark.parametrize("rot_top, rot_axes, plain_top, expected", [
     (0.5, 0.07, 0.5, R), (0.1, 0.3, 0.5, N), (0.5, 0.07, 0.3, N), (spread(0.3, 0.6), 0.07, 0.5, U),
-    (0.085, 0.05, 0.10, NC)])
+    (0.085, 0.05, 0.08, NC)])  # plain only 0.03 above its twin: no privileged basis (P0)
 def test_p4_needs_a_structure_to_mirror(rot_top, rot_axes, plain_top, expected):
     given = results(rotated={"control_top_share_rotated": rot_top,
                              "control_top_share_axes": rot_axes, "control_has_spike_rotated": True},
@@ -113,11 +135,14 @@ def removal(net, error=0.045, **more):
 
 @pytest.mark.parametrize("net, expected", [
     ([0.9] * 8, R), ([0.9] * 3 + [0.2] * 5, N), ([0.9] * 6 + [0.2] * 2, U),
-    ([0.9] * 3 + [0.49] + [0.2] * 4, U)])  # 3 or 4 kept: 3 of 8 differs from 8 of 8, 4 does not
+    ([0.9] * 7 + [0.49], U),  # 7 or 8 kept: 8 of 8 says "every", 7 of 8 cannot be told from it
+    ([0.9] * 3 + [0.49] + [0.2] * 4, N)])  # 3 or 4 kept: 3 fails Fisher's test, 4 "every"'s share
 def test_e1a_counts_kept_rotated_runs_and_the_runs_near_the_line_both_ways(net, expected):
     text, v = ledger.e1a(results(rotated=removal(net)))
     assert v == expected
     assert ("within one standard error" in text) == (0.49 in net)
+    if 0.49 in net and net.count(0.9) == 3:  # Fisher alone cannot reject 4 of 8 against 8 of 8
+        assert fisher_exact([[4, 4], [8, 0]]).pvalue >= 0.05
 
 
 def alignment(diff_deep_rot, diff_deep_adam=None, other_rot=0.15, emb_rot=0.06, emb_adam=0.02):
@@ -168,8 +193,8 @@ def test_e2b_lost_by_net_removal_the_shortfall_and_the_stored_controls(net, stor
     assert verdict(ledger.e2b, given) == expected
 
 
-def overlap(cos, drop, shortfall=None, other=0.3, raw_spill=0.01, r=0.94, n=8, stored_other=0.05,
-            spike=5, syntax_vector=5):
+def overlap(cos, drop, shortfall_r=0.5, other=0.3, raw_spill=0.01, r=0.94, n=8,
+            stored_other=0.05, spike=5, syntax_vector=5):
     """The diagnosis study's overlap_targets and relation beside rotated-basis results."""
     rows = [{"run": f"control-rotated-{i}", "seed": 700 + i, "optimizer": "rotated",
              "cos_e1_syntax": at(cos, i), "control_drop": at(drop, i), "spike": at(spike, i),
@@ -178,8 +203,8 @@ def overlap(cos, drop, shortfall=None, other=0.3, raw_spill=0.01, r=0.94, n=8, s
                     adam={"control_other_ops": stored_other})
     given._cache[("diagnosis", "overlap_targets")] = pd.DataFrame(rows)
     given._cache[("diagnosis", "relation")] = pd.DataFrame([{
-        "optimizer": "rotated", "measure": "shortfall", "against": "cos_e1_syntax", "n": n,
-        "pearson": r}])
+        "optimizer": "rotated", "measure": measure, "against": "cos_e1_syntax", "n": n,
+        "pearson": value} for measure, value in (("control_drop", r), ("shortfall", shortfall_r))])
     return given
 
 
@@ -190,7 +215,10 @@ QUARTER = [0.25, 0.26] + [0.05] * 6
     (overlap(QUARTER, [0.6, 0.7] + [0.05] * 6), R),
     (overlap(QUARTER, [0.6, 0.7] + [0.05] * 6, r=0.2), N),
     (overlap(QUARTER, [0.6, 0.7] + [0.05] * 6, r=0.7, n=7), U),
-    (overlap(QUARTER, 0.0), U),  # 0 of 2 against 2 of 2: two seeds cannot tell
+    # 0 of 2 against 2 of 2: Fisher cannot reject, but 0 of 2 lies outside what "every" allows
+    (overlap(QUARTER, 0.0), N),
+    (overlap(QUARTER, [0.6, 0.0] + [0.05] * 6), U),  # 1 of 2
+    (overlap(QUARTER, [0.6, 0.7] + [0.05] * 6, r=0.94, shortfall_r=0.0), R),  # shortfall unjudged
     (overlap(0.05, 0.0), NC)])  # no control at a quarter: that part cannot be asked
 def test_e2c_collateral_damage_where_the_cosine_is_a_quarter_and_the_relation(given, expected):
     assert verdict(ledger.e2c, given) == expected
@@ -198,7 +226,9 @@ def test_e2c_collateral_damage_where_the_cosine_is_a_quarter_and_the_relation(gi
 
 @pytest.mark.parametrize("given, expected", [
     (overlap(QUARTER, 0.6), R), (overlap(QUARTER, 0.6, stored_other=0.3), N),
-    (overlap(QUARTER, 0.6, other=0.0), U), (overlap(0.05, 0.0), NC)])
+    (overlap(QUARTER, 0.6, other=[0.3, 0.0] + [0.3] * 6), U),  # 1 of 2
+    (overlap(QUARTER, 0.6, other=0.0), N),  # 0 of 2: outside what "every" allows
+    (overlap(0.05, 0.0), NC)])
 def test_e2d_other_ops_in_the_control_not_in_the_anchored_run(given, expected):
     assert verdict(ledger.e2d, given) == expected
 
@@ -356,7 +386,7 @@ def test_s1_one_in_forty_inside_our_interval_and_its_top_under_one_in_nine(lost,
 
 
 def test_every_claim_has_a_rule_test_here():
-    tested = {ledger.p1, ledger.p2, ledger.p3, ledger.p4, ledger.e1a, ledger.e1b, ledger.e1c,
+    tested = {ledger.p0, ledger.p1, ledger.p2, ledger.p3, ledger.p4, ledger.e1a, ledger.e1b, ledger.e1c,
               ledger.e1d, ledger.e2a, ledger.e2b, ledger.e2c, ledger.e2d, ledger.e2e, ledger.e2f,
               ledger.e2g, ledger.e2h, ledger.e3a, ledger.e3b, ledger.e3c, ledger.e3d, ledger.e3e,
               ledger.e3e_e1, ledger.l1, ledger.s1}

@@ -34,15 +34,19 @@ def test_each_regime_says_whether_the_question_can_be_answered_and_why(premise, 
     assert screens.words(text) <= LIMIT
 
 
-def test_the_premise_forms_only_where_a_premise_claim_reproduces():
+def test_the_premise_forms_by_the_existence_claim_never_by_a_size_claim():
     import pandas as pd
 
-    def state(p1, p2):
-        return screens.premise_state(pd.DataFrame({"id": ["P1", "P2"], "verdict": [p1, p2]}))
+    def state(p0, p1, p2):
+        return screens.premise_state(pd.DataFrame({"id": ["P0", "P1", "P2"],
+                                                   "verdict": [p0, p1, p2]}))
 
-    assert state(REPRODUCED, NOT_REPRODUCED) == screens.FORMS
-    assert state(UNDECIDED, NOT_REPRODUCED) == screens.UNDECIDED_PREMISE
-    assert state(NOT_REPRODUCED, NOT_COMPARABLE) == screens.ABSENT
+    # a privileged basis that exists but whose size cannot be decided forms
+    assert state(REPRODUCED, UNDECIDED, UNDECIDED) == screens.FORMS
+    assert state(REPRODUCED, NOT_REPRODUCED, NOT_REPRODUCED) == screens.FORMS
+    # the size reproduced does not make an undecided existence form
+    assert state(UNDECIDED, REPRODUCED, REPRODUCED) == screens.UNDECIDED_PREMISE
+    assert state(NOT_REPRODUCED, REPRODUCED, NOT_COMPARABLE) == screens.ABSENT
 
 
 def test_the_second_regime_says_either_only_after_a_regime_that_could_not_answer():

@@ -9,6 +9,7 @@ from scipy.stats import binom
 
 from anchorkit import verdicts as v
 
+INF = math.inf
 R, N, U, NC = v.REPRODUCED, v.NOT_REPRODUCED, v.UNDECIDED, v.NOT_COMPARABLE
 
 
@@ -72,8 +73,50 @@ def test_runs_near_the_line_are_counted_both_ways():
     assert v.count_verdict(0, 8, (0, 8), v.none_of) == R
     assert v.count_verdict(0, 8, (0, 8), v.none_of, up=1) == U  # 0 or 1 lost
     assert v.count_verdict(5, 8, (0, 8), v.none_of) == N
-    assert v.count_verdict(5, 8, (0, 8), v.none_of, down=1) == U  # 4 lost is p = 0.077
+    # 4 lost is Fisher's p = 0.077, but 4 of 8's interval (0.16-0.84) excludes "none" (≤ 1/8)
+    assert v.count_verdict(5, 8, (0, 8), v.none_of, down=1) == N
+    assert v.count_verdict(2, 8, (0, 8), v.none_of, down=1) == U  # 1 lost: 0.003-0.53 allows it
     assert v.count_verdict(6, 8, (0, 8), v.none_of, down=1) == N  # 5 or 6: both differ
+
+
+@pytest.mark.parametrize("k, n, expected", [
+    (2, 2, R),  # the source's count
+    (1, 2, U),  # one of two: 0.01-0.99
+    (0, 2, N),  # Fisher cannot reject (p = 0.33), but 0 of 2 (0-0.84) lies below 7 of 8
+    (0, 1, U),  # one unit: 0-0.975 still allows "every"
+    (0, 0, NC)])
+def test_a_count_against_a_tiny_denominator_can_reject_by_its_share(k, n, expected):
+    assert all(v.fisher_exact([[i, n - i], [2, 0]]).pvalue >= 0.05 for i in range(n + 1))
+    assert v.count_verdict(k, n, (2, 2), v.every) == expected
+
+
+def test_every_seed_is_rejected_once_our_share_is_plainly_below_seven_in_eight():
+    # Fisher's test against 8 of 8 cannot reject 10 of 16 (p = 0.06); its share's interval can
+    assert v.fisher_exact([[10, 6], [8, 0]]).pvalue > 0.05
+    assert v.count_verdict(10, 16, (8, 8), v.every) == N
+    assert v.count_verdict(5, 8, (8, 8), v.every) == U  # 0.24-0.91 still reaches 7/8
+    assert v.count_verdict(16, 16, (8, 8), v.every) == R
+
+
+def test_most_and_about_a_share_reject_by_their_share_too():
+    assert v.count_verdict(1, 12, (5, 8), v.most) == N
+    assert v.count_verdict(4, 8, (5, 8), v.most) == U
+    assert v.count_verdict(7, 8, (5, 8), v.most) == R
+    says = v.about_share(3 / 8)
+    assert v.count_verdict(14, 16, (3, 8), says) == N  # 0.62-0.98 against 0.25-0.5
+    assert v.share_interval(0, 2)[1] == pytest.approx(1 - 0.025 ** 0.5)
+
+
+@pytest.mark.parametrize("values, region, expected", [
+    ([0.30, 0.35, 0.40, 0.45, 0.50, 0.55, 0.60, 0.65], (0.6, INF), 9),  # far below the bound
+    ([0.5, 0.55, 0.6, 0.6, 0.6, 0.65, 0.7, 0.75], (0.6, INF), INF),  # the median on the bound
+    ([0.5, 0.6, 0.7], (0.6, INF), None)])  # too few values
+def test_the_seeds_a_size_needs(values, region, expected):
+    got = v.seeds_needed(values, region)
+    if expected is None or expected == INF:
+        assert got == expected
+    else:
+        assert got >= expected and got > len(values)
 
 
 @pytest.mark.parametrize("r, n, expected", [(0.94, 8, R), (0.2, 8, N), (0.7, 7, U), (0.9, 3, NC),

@@ -4,7 +4,8 @@ the answer that closes each question and its opening in words.
 Everything here is computed from a regime's rotated-basis tables (``results``, ``alignment``) and
 its reproduction ledger (``anchorkit.ledger``); nothing here knows a result. An answer concludes
 only what its regime can decide: whether the anchor leans on e₁ being a privileged axis can be
-asked only where plain Adam builds a privileged basis (the premise, ledger rows P1 and P2).
+asked only where plain Adam builds a privileged basis (the premise's existence, ledger row P0;
+its size against the source's is P2's).
 """
 
 from __future__ import annotations
@@ -186,10 +187,20 @@ def question_table(facts_by_regime: dict[str, dict[str, str]], question: str) ->
 
 def premise_forms(claims: pd.DataFrame) -> bool:
     """Whether the report's premise (a privileged basis under plain Adam) forms in a regime, from
-    its ledger: P1 (syntax tokens on axes) or P2 (one axis holds about half the energy) is
-    reproduced (a premise that cannot be decided at this number of seeds is not shown to form)."""
-    verdict = claims.set_index("id").verdict
-    return any(verdict[c] == "reproduced" for c in ("P1", "P2"))
+    its ledger's existence claim, P0, apart from its size (a premise that cannot be decided at
+    this number of seeds is not shown to form)."""
+    return claims.set_index("id").verdict["P0"] == REPRODUCED
+
+
+def premise_words(verdict: pd.Series) -> str:
+    """The premise in words from a ledger's verdicts: existence (P0) first, then its size against
+    the source's (P2), each with its verdict, so that a size rule never speaks for existence."""
+    exists = {REPRODUCED: "plain Adam builds a privileged basis",
+              NOT_REPRODUCED: "plain Adam builds no privileged basis beyond the share tolerance",
+              }.get(verdict["P0"], "whether plain Adam builds a privileged basis cannot be "
+                                   "decided at this number of seeds")
+    return (f"{exists} (P0 {verdict['P0']}); its size against the source's about half: "
+            f"P2 {verdict['P2']}")
 
 
 def _e1(results: pd.DataFrame, alignment: pd.DataFrame, premise: bool, undecided: str,
@@ -267,11 +278,9 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
     verdict = claims.set_index("id").verdict
     premise = premise_forms(claims)
     # what a regime without the premise cannot decide: whether the anchor leans on e₁ being a
-    # privileged axis of the source's size (by the ledger's rules there is none here to lean on;
-    # a weaker privileged basis may form, and the E3 table shows how strong)
-    undecided = (f"; whether that would hold where plain Adam builds a privileged basis of the "
-                 f"source's size, this regime cannot say: by the ledger's rules our runs do not show "
-                 f"one of that size here (P1 {verdict['P1']}, P2 {verdict['P2']})")
+    # privileged axis (by the ledger's existence rule our runs do not show one here to lean on)
+    undecided = (f"; whether that would hold where plain Adam builds a privileged basis, this "
+                 f"regime cannot say: {premise_words(verdict)}")
     formed = int(rot.control_has_spike_rotated.sum())
     onto_rotated = rot.control_top_share_rotated.median() > rot.control_top_share_axes.median()
     e3 = (f"a spike stands out at the syntax positions in {formed} of {len(rot)} rotated controls; "
@@ -281,17 +290,15 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
              ", not at the source's size")
           + f" (E3a {verdict['E3a']}, E3b {verdict['E3b']}, E3c {verdict['E3c']}, "
           f"E3e {verdict['E3e']})"
-          + (f"; plain Adam's privileged basis, which the question is about, does not reach the "
-             f"source's size in this regime (P1 {verdict['P1']}, P2 {verdict['P2']})"
-             if not premise else ""))
+          + f"; {premise_words(verdict)}")
     ids = {v: ", ".join(claims[claims.verdict == v].id) or "none"
            for v in (REPRODUCED, UNDECIDED, NOT_REPRODUCED)}
     discussion = (f"Against the source report, the ledger reads: reproduced {ids[REPRODUCED]}; "
                   f"cannot be decided at this number of seeds {ids[UNDECIDED]}; not reproduced "
                   f"{ids[NOT_REPRODUCED]}"
                   + (". Whether an anchor needs the optimizer's privileged basis can only be "
-                     "answered where that basis forms at the source's size, and in this regime "
-                     "our runs do not show that it does (P1, P2)" if not premise else ""))
+                     "answered where that basis forms, and in this regime our runs do not show "
+                     "that it does (P0)" if not premise else ""))
     return {"e1": _e1(results, alignment, premise, undecided, tolerance),
             "e2": _e2(results, premise, undecided, tolerance), "e3": e3,
             "discussion": discussion}

@@ -4,7 +4,8 @@
 A failure is said as a success is, with both figures ("alignment 0.85, the source's about 0.6").
 Per regime, the report's first screen says whether its question can be answered there: only where
 plain Adam builds the privileged basis the question is about (the ledger's premise claims) *and*
-the recipe works (some falloff run meets every calibration criterion); otherwise it says which of
+the recipe works (some falloff run meets every calibration criterion); whether the basis exists
+is the ledger's existence claim, apart from its size; otherwise it says which of
 the two is missing, with the figure that shows it.
 """
 
@@ -23,9 +24,9 @@ from anchorkit.regimes import Regime
 from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 
 WORDS = 120
-CLAIM_ID = re.compile(r"\b(?:P[1-4]|E[1-3][a-h]′?|L1|S1)(?![\w])")
+CLAIM_ID = re.compile(r"\b(?:P[0-4]|E[1-3][a-h]′?|L1|S1)(?![\w])")
 FORMS, UNDECIDED_PREMISE, ABSENT = "forms", "undecided", "absent"
-PREMISE = ("P1", "P2")  # the ledger's claims that plain Adam builds a privileged basis
+PREMISE = "P0"  # the ledger's claim that plain Adam builds a privileged basis (existence, not size)
 
 
 def words(text: str) -> int:
@@ -34,11 +35,11 @@ def words(text: str) -> int:
 
 
 def premise_state(claims: pd.DataFrame) -> str:
-    """Whether plain Adam builds the report's privileged basis in a regime, by the ledger's
-    premise claims: ``forms`` (one reproduced), ``undecided`` (none reproduced, one cannot be
-    decided at this number of seeds) or ``absent``."""
-    v = set(claims.set_index("id").verdict[list(PREMISE)])
-    return FORMS if REPRODUCED in v else UNDECIDED_PREMISE if UNDECIDED in v else ABSENT
+    """Whether plain Adam builds a privileged basis in a regime, by the ledger's existence claim
+    (P0; its size against the source's is P2's, and the figures say it): ``forms`` (reproduced),
+    ``undecided`` (cannot be decided at this number of seeds) or ``absent``."""
+    v = claims.set_index("id").verdict[PREMISE]
+    return FORMS if v == REPRODUCED else UNDECIDED_PREMISE if v == UNDECIDED else ABSENT
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,8 @@ def _why(f: RegimeFacts, short: bool = False,
     share = (number(f.top_share) if short else
              f"one axis holds {number(f.top_share)} of the energy, the source's about half")
     premise = {ABSENT: f"plain Adam builds no privileged basis ({share})",
-               UNDECIDED_PREMISE: f"whether plain Adam builds one cannot be decided at "
-                                  f"{f.seeds} seeds ({share})",
+               UNDECIDED_PREMISE: f"whether plain Adam builds a privileged basis cannot be "
+                                  f"decided at {f.seeds} seeds ({share})",
                FORMS: f"plain Adam builds a privileged basis ({share})"}[f.premise]
     recipe = (f"the recipe fails: none of the {f.runs} falloff runs meets every calibration "
               f"criterion; raw removal is {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
@@ -126,7 +127,8 @@ def report_first_screen(facts: list[RegimeFacts]) -> str:
 
 
 SHORT_PREMISE = {ABSENT: "plain Adam builds no privileged basis",
-                 UNDECIDED_PREMISE: "the privileged basis cannot be shown at {seeds} seeds",
+                 UNDECIDED_PREMISE: "whether plain Adam builds a privileged basis cannot be "
+                                    "decided at {seeds} seeds",
                  FORMS: "plain Adam builds a privileged basis"}
 
 
