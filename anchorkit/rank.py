@@ -244,6 +244,18 @@ def rank_verdicts(ranks: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def beyond_input(probes: pd.DataFrame) -> pd.Series:
+    """Per run (its name): whether, after the e₁ edit, the probe's accuracy interval lies above
+    the run's own slice-0 accuracy at every one of slices 1–4. Slice 0 sees only the input tokens,
+    so its level (about 0.73 here, above ``PROBE_READABLE``) is what a probe reads without any
+    computation; the op is read *beyond the input* only above it."""
+    after = probes[probes.edit == "after"]
+    level = after[after.slice == 0].set_index("run").accuracy
+    deep = after[after.slice >= 1]
+    above = deep.low > deep.run.map(level)
+    return above.groupby(deep.run, sort=False).all()
+
+
 def probe_verdicts(probes: pd.DataFrame) -> pd.DataFrame:
     """Per arm and recipe: on how many runs the op is readable after the e₁ edit at every one of
     slices 1–4, and the lowest accuracy there."""

@@ -167,3 +167,21 @@ def test_the_rank_rule_counts_half_the_runs():
     assert rank_verdict([1, 2, 3, None, None, None, None, None], [0.5] * 3, [0.5] * 8) == NEITHER
     assert rank_verdict([1, None, None, None], [0.5], [0.1] * 4) == DIFFUSE
     assert rank_verdict([1, 1, None, None], [0.1, 0.1], [0.1] * 4) == DIFFUSE
+
+
+def test_the_op_is_read_beyond_the_input_only_above_the_runs_own_slice_0_level():
+    import pandas as pd
+
+    from anchorkit.rank import beyond_input
+
+    def rows(run, level, deep_low):
+        out = [{"run": run, "edit": e, "slice": 0, "accuracy": level, "low": level - 0.05}
+               for e in ("before", "after")]
+        out += [{"run": run, "edit": "after", "slice": s, "accuracy": deep_low + 0.04,
+                 "low": deep_low} for s in range(1, 5)]
+        return out
+
+    # both read above the old bar (0.6); only the first above what the input alone gives
+    probes = pd.DataFrame(rows("a", 0.73, 0.80) + rows("b", 0.73, 0.70))
+    got = beyond_input(probes)
+    assert got["a"] and not got["b"]

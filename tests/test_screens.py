@@ -74,12 +74,16 @@ def committed():
 
 
 def test_the_committed_first_screens_are_short_plain_and_computed(committed):
+    from anchorkit.pages import diagnosis_page
+    why = diagnosis_page.why_sentence(diagnosis_page.load(ROOT / "reports"))
+    assert why.startswith("Why: ") and "falloff runs" in why and "controls" not in why
     for fn in (screens.report_first_screen, screens.intro_first_screen,
                screens.ledger_first_screen):
-        text = fn(committed)
+        text = fn(committed, why + " (the diagnosis).")
         assert screens.words(text) <= LIMIT, fn.__name__
         assert not screens.CLAIM_ID.search(text), fn.__name__
-        assert "the source's about 0.6" in text or fn is screens.intro_first_screen
+        assert why in text, fn.__name__  # what, whether and why, on the first screen
+        assert "the source's about 0.6" in text or fn is not screens.ledger_first_screen
     report = screens.report_first_screen(committed)
     assert f"{committed[1].runs} falloff runs" in report  # the second regime's recipe failure
     t = read_tables(ROOT / "reports" / "geometry-of-anchors")
@@ -97,6 +101,9 @@ def test_the_introduction_says_why_each_regime_cannot_answer_even_where_the_basi
             "(one axis holds 0.10 of the energy, the source's about half; raw removal 0.50, "
             "the source's 0.98)") in text
     assert "cannot be shown" not in text
+    counts = screens.all_counts([facts("weak-basis regime", screens.ABSENT, 8)])
+    for said in ("2 reproduce", "3 do not", "4 cannot be decided", "1 cannot be compared"):
+        assert said in counts  # all four verdicts
     three = screens.intro_first_screen([facts(t, screens.ABSENT, 8) for t in "abc"])
     assert three.startswith("In no regime can our runs answer it")
     assert screens.intro_first_screen([facts("x", screens.FORMS, 3)]).startswith(

@@ -15,7 +15,7 @@ from anchorkit.pages.findings import deep_alignment
 from anchorkit.formatting import captioned, number, summary
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
 from anchorkit.provenance import read_tables
-from anchorkit.rank import LOW_RANK_VERDICT
+from anchorkit.rank import LOW_RANK_VERDICT, beyond_input
 from anchorkit.regimes import REPORT, SECOND, SECOND_EPOCHS
 from anchorkit.studies import PAPER_SEEDS
 
@@ -254,6 +254,19 @@ def first_screen(tables) -> str:
         "The two arms' controls are not mirror images by construction.",
     ]
     return " ".join(words)
+
+
+def why_sentence(tables) -> str:
+    """The one-sentence why the other pages' first screens give (before its link to this page):
+    the falloff runs only (the controls were never anchored), and a conclusion limited to the
+    erasure family tried."""
+    read = pd.concat([beyond_input(t["probe"][t["probe"].recipe == "falloff"])
+                      for t in tables.values()], ignore_index=True)  # run names repeat by regime
+    short, rescued = rescued_by_rank(tables[SECOND])
+    return (f"Why: with e₁ projected out, a probe still reads difference beyond the input on "
+            f"{int(read.sum())} of the {len(read)} falloff runs, and the erasure directions we "
+            f"tried (up to {diagnosis.RANKS[-1] - 1} more) rescue {rescued} of the {short} "
+            f"second-regime runs e₁ leaves short")
 
 
 def rescued_by_rank(t) -> tuple[int, int]:

@@ -36,15 +36,21 @@ def _sentence(text: str) -> str:
     return text[0].upper() + text[1:] + "."
 
 
-def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame]) -> tuple[dict, dict]:
-    """The first screen, the ledger's headline, each question's answer and the figures of
-    ``findings.facts``, per regime: (glued figures, plain texts for other pages)."""
+def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame],
+                    why: str = "") -> tuple[dict, dict]:
+    """The first screen (with ``why``, the diagnosis's one sentence), the ledger's headline, each
+    question's answer and the figures of ``findings.facts``, per regime: (glued figures, plain
+    texts for other pages)."""
     glued, plain = {}, {}
     top = findings.ledger_top({r.title: c for r, c in claims.items()})
     glued["ledger-top"] = plain["ledger-top-text"] = top
     first = [screens.regime_facts(r, claims[r], t) for r, t in shown.items()]
-    glued["report-first-screen"] = screens.report_first_screen(first)
-    plain["intro-first-screen-text"] = screens.intro_first_screen(first)
+    glued["report-first-screen"] = screens.report_first_screen(
+        first, f"{why} ({{doc}}`the diagnosis <diagnosis>`)." if why else "")
+    # the introduction's first screen, in three glued parts around its link to the diagnosis
+    plain["intro-answer-text"] = screens.intro_answer(first)
+    plain["why-text"] = why
+    plain["intro-counts-text"] = screens.all_counts(first)
     answers = {r: findings.report_answers(t["results"], t["alignment"], claims[r])
                for r, t in shown.items()}
     facts = {r: findings.facts(t) for r, t in shown.items()}

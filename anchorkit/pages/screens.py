@@ -96,34 +96,24 @@ def _why(f: RegimeFacts, short: bool = False,
     return f"{cannot}: {premise}" + (f", and {recipe}" if f.met == 0 else "")
 
 
-def _verdicts(facts: list[RegimeFacts]) -> str:
-    """The ledger's counts in words, regime by regime, without ids."""
-    total = sum(facts[0].tally.values())
-    reproduced = " and ".join(f"{f.tally[REPRODUCED]} in the {f.title}" for f in facts)
-    undecided = " and ".join(str(f.tally[UNDECIDED]) for f in facts)
-    seeds = " and ".join(dict.fromkeys(str(f.seeds) for f in facts))
-    return (f"Of the source's {total} claims, {reproduced} reproduce; {undecided} cannot be "
-            f"decided at {seeds} seeds.")
-
-
 def _alignment(facts: list[RegimeFacts]) -> str:
     said = " and ".join(number(f.alignment) for f in facts)
     return f"Alignment with e₁ is {said}, the source's about {E1B_SOURCE}."
 
 
-def report_first_screen(facts: list[RegimeFacts]) -> str:
+def report_first_screen(facts: list[RegimeFacts], why: str = "") -> str:
     """The report's opening: what was done, per regime whether the question can be answered and
-    why not, the alignment beside the source's, and the ledger counted in words (regimes in the
-    order given)."""
+    why not, and ``why`` (the diagnosis's one sentence, with its link), regimes in the order
+    given (the alignment and the ledger's counts follow the picture)."""
     seeds = " and ".join(dict.fromkeys(str(f.seeds) for f in facts))
     text = (f"We retrained the source report's recipe under rotated Adam on {seeds} seeds in "
             f"each of {len(facts)} regimes, beside plain-Adam twins.")
     for i, f in enumerate(facts):
         cannot = ("the question cannot be answered" if i == 0 else
                   "it cannot either" if not facts[i - 1].answerable else "it cannot be answered")
-        why = _why(f, short=i > 0, cannot=cannot)
-        text += f" In the {f.title} {why}."
-    return f"{text} {_alignment(facts)} {_verdicts(facts)}"
+        why_not = _why(f, short=i > 0, cannot=cannot)
+        text += f" In the {f.title} {why_not}."
+    return " ".join(t for t in (text, why) if t)
 
 
 SHORT_PREMISE = {ABSENT: "plain Adam builds no privileged basis",
@@ -143,21 +133,26 @@ def _short_why(f: RegimeFacts) -> str:
     return f"in the {f.title} {premise}{recipe} ({figures})"
 
 
-def intro_first_screen(facts: list[RegimeFacts]) -> str:
-    """The introduction's answer in two sentences: where the question can be answered, and the
-    ledger counted in words."""
+def intro_first_screen(facts: list[RegimeFacts], why: str = "") -> str:
+    """The introduction's answer: where the question can be answered (``intro_answer``) and
+    ``why`` (the diagnosis's one sentence, with its link); the four verdicts are counted under
+    its picture (``all_counts``)."""
+    return " ".join(t for t in (intro_answer(facts), why) if t)
+
+
+def intro_answer(facts: list[RegimeFacts]) -> str:
+    """Where the question can be answered, and why not where it cannot, in one sentence."""
     can = [f for f in facts if f.answerable]
     if not can:
         head = ("In neither regime" if len(facts) == 2 else "In no regime") + \
             " can our runs answer it: " + "; ".join(_short_why(f) for f in facts) + "."
     else:
         head = ("Our runs can ask it in the " + " and the ".join(f.title for f in can) + ".")
-    return f"{head} {_verdicts(facts)}"
+    return head
 
 
-def ledger_first_screen(facts: list[RegimeFacts]) -> str:
-    """The ledger's opening: the verdicts counted per regime, in words, and the largest failure
-    with both figures."""
+def all_counts(facts: list[RegimeFacts], against: str = "") -> str:
+    """The four verdicts counted per regime, in words."""
     parts = []
     for f in facts:
         n = f.tally
@@ -166,10 +161,16 @@ def ledger_first_screen(facts: list[RegimeFacts]) -> str:
                      f"{n[UNDECIDED]} cannot be decided at this number of seeds and "
                      f"{n[NOT_COMPARABLE]} cannot be compared")
     total = sum(facts[0].tally.values())
-    return (f"Of the source report's {total} claims, set against our committed tables, "
-            + "; ".join(parts) + f". {_alignment(facts)} Raw removal at full dose is "
+    return f"Of the source report's {total} claims{against} " + "; ".join(parts) + "."
+
+
+def ledger_first_screen(facts: list[RegimeFacts], why: str = "") -> str:
+    """The ledger's opening: the verdicts counted per regime, in words, the largest failure
+    with both figures, and ``why`` (the diagnosis's one sentence, with its link)."""
+    return (f"{all_counts(facts, ', set against our committed tables,')} {_alignment(facts)} "
+            f"Raw removal at full dose is "
             + " and ".join(number(f.raw_removal) for f in facts)
-            + f", the source's {E2A_MEDIAN}.")
+            + f", the source's {E2A_MEDIAN}." + (f" {why}" if why else ""))
 
 
 ESSAY_NAMES = {"boundary": "boundary layers grow more heterogeneous",
