@@ -231,7 +231,7 @@ def rank_verdicts(ranks: pd.DataFrame) -> pd.DataFrame:
     """Per arm, over its falloff runs: how many have an effective rank at most LOW_RANK, how many
     none up to 8, the median effective rank (none counted as above 8) and the verdict."""
     rows = []
-    for optimizer, g in ranks[ranks.recipe == "falloff"].groupby("optimizer", sort=False):
+    for optimizer, g in ranks[ranks.recipe != "control"].groupby("optimizer", sort=False):
         rk = [None if pd.isna(r) else int(r) for r in g.effective_rank]
         at_rank = g.over_random_at_rank.dropna().tolist()
         rows.append({"optimizer": optimizer, "runs": len(g),

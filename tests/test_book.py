@@ -504,11 +504,14 @@ class _FirstScreen(HTMLParser):
         self.glued: list[str] = []
         self.typed: list[str] = []
         self.picture = self.table_first = False
+        self.links: list[tuple[str, int]] = []  # (href, words before it) in the opening
 
     def handle_starttag(self, tag, attrs):
         if self.picture:
             return
         a = dict(attrs)
+        if tag == "a" and any(t == "article" for t, _ in self.stack) and a.get("href"):
+            self.links.append((a["href"], len(" ".join(self.glued + self.typed).split())))
         cls, ident = a.get("class") or "", a.get("id") or ""
         if (tag in ("img", "figure", "svg") or any(p in ident or p in cls for p in self.PICTURE)) \
                 and any(t == "article" for t, _ in self.stack):
@@ -554,6 +557,41 @@ def test_each_first_screen_is_short_computed_and_free_of_claim_ids_with_a_pictur
     assert len((glued + " " + typed).split()) <= 130, (name, glued + typed)
     assert not CLAIM_ID.search(glued + " " + typed), name
     assert not re.search(r"\d", typed), (name, typed)  # counts and figures are glued
+
+
+@pytest.mark.parametrize("name", ["report", "introduction", "ledger"])
+def test_each_first_screen_says_why_with_a_link_to_the_diagnosis(html, name):
+    """What, whether and why: the opening of the introduction, report and ledger carries the
+    diagnosis's one-sentence why and links the diagnosis page within about 120 words."""
+    p = _FirstScreen()
+    p.feed((html / FIRST_SCREENS[name]).read_text())
+    text = " ".join(p.glued + p.typed)
+    assert "Why: with e₁ projected out" in text, name
+    assert any("diagnosis.html" in href and before <= 130 for href, before in p.links), \
+        (name, p.links)
+
+
+# what a size rule may not be made to say: existence is the ledger's P0, never P1 or P2
+EXISTENCE_FROM_SIZE = (r"privileged basis cannot be shown", r"does not reach the source's size",
+                       r"builds? no privileged basis[^.;]*\(P[12]\b")
+
+
+def test_no_page_states_existence_from_a_size_rule(html):
+    for page in _pages(html):
+        text = re.sub(r"<[^>]+>", " ", page.read_text())
+        for pattern in EXISTENCE_FROM_SIZE:
+            assert not re.search(pattern, text), (page.name, pattern)
+
+
+def test_the_ledger_is_a_page_with_headings_and_contents(html):
+    from anchorkit.ledger import SECTIONS
+
+    page = (html / FIRST_SCREENS["ledger"]).read_text()
+    headings = re.findall(r"<h2[^>]*>(.*?)</h2>", page, flags=re.S)
+    text = [re.sub(r"<[^>]+>", "", h).replace("#", "").strip() for h in headings]
+    for _, title in SECTIONS:
+        assert title in text, (title, text)
+    assert 'class="contents' in page or "topic contents" in page
 
 
 def test_every_notebook_page_carries_launch_buttons_with_the_repositorys_url(html):

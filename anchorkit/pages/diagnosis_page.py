@@ -65,7 +65,7 @@ def rank_long(tables) -> pd.DataFrame:
     rows = []
     for regime, t in tables.items():
         c = t["rank_curves"]
-        c = c[c.recipe == "falloff"]
+        c = c[c.recipe != "control"]
         for which, col in (("erasure", "removal"), ("random", "random_removal")):
             rows.append(c[["run", "seed", "optimizer", "k"]].assign(
                 subspace=which, removal=c[col].to_numpy(),
@@ -142,7 +142,7 @@ def mirror_text(tables) -> str:
     parts = []
     for regime, t in tables.items():
         m = t["mirror"]
-        c, f = m[m.recipe == "control"], m[m.recipe == "falloff"]
+        c, f = m[m.recipe == "control"], m[m.recipe != "control"]
         parts.append(f"{regime.title}: controls {int(c.equal.sum())} of {len(c)} equal (largest "
                      f"gap {c.largest_gap.max():.1e}), falloff {int(f.equal.sum())} of {len(f)} "
                      f"(gaps {summary(f.largest_gap, '.3f')})")
@@ -151,7 +151,7 @@ def mirror_text(tables) -> str:
 
 def mirror_holds(tables) -> bool:
     return all(t["mirror"][t["mirror"].recipe == "control"].equal.all()
-               and not t["mirror"][t["mirror"].recipe == "falloff"].equal.any()
+               and not t["mirror"][t["mirror"].recipe != "control"].equal.any()
                for t in tables.values())
 
 
@@ -171,10 +171,10 @@ def selection(t) -> str:
     """The second regime's viability check against its paper seeds: rotated falloff runs whose
     raw removal kept the anchor."""
     a = t["anchors"]
-    cal = a[(a.optimizer == "rotated") & (a.recipe == "falloff") & (a.epochs == a.run_epochs)
+    cal = a[(a.optimizer == "rotated") & (a.recipe != "control") & (a.epochs == a.run_epochs)
             & (a.run_epochs == SECOND_EPOCHS)]  # the paper's length, at its end
     r = t["results"]
-    paper = r[(r.optimizer == "rotated") & (r.recipe == "falloff")]
+    paper = r[(r.optimizer == "rotated") & (r.recipe != "control")]
     return (f"kept on {int(cal.kept_raw.sum())} of {len(cal)} rotated calibration runs, on "
             f"{int(paper.kept_raw.sum())} of {len(paper)} rotated paper seeds")
 
@@ -260,7 +260,7 @@ def why_sentence(tables) -> str:
     """The one-sentence why the other pages' first screens give (before its link to this page):
     the falloff runs only (the controls were never anchored), and a conclusion limited to the
     erasure family tried."""
-    read = pd.concat([beyond_input(t["probe"][t["probe"].recipe == "falloff"])
+    read = pd.concat([beyond_input(t["probe"][t["probe"].recipe != "control"])
                       for t in tables.values()], ignore_index=True)  # run names repeat by regime
     short, rescued = rescued_by_rank(tables[SECOND])
     return (f"Why: with e₁ projected out, a probe still reads difference beyond the input on "
@@ -272,7 +272,7 @@ def why_sentence(tables) -> str:
 def rescued_by_rank(t) -> tuple[int, int]:
     """Falloff runs whose e₁ edit alone misses the criteria (effective rank not 1), and how many
     of them reach the criteria with further erasure directions (an effective rank of 2–8)."""
-    r = t["ranks"][t["ranks"].recipe == "falloff"]
+    r = t["ranks"][t["ranks"].recipe != "control"]
     short = r[r.effective_rank != 1]
     return len(short), int(short.effective_rank.notna().sum())
 
@@ -280,7 +280,7 @@ def rescued_by_rank(t) -> tuple[int, int]:
 def random_spill_at_top(t) -> str:
     """The falloff runs' raw spill under random subspaces at k = 8 (median, range)."""
     c = t["rank_curves"]
-    return summary(c[(c.recipe == "falloff") & (c.k == diagnosis.RANKS[-1])].random_spill)
+    return summary(c[(c.recipe != "control") & (c.k == diagnosis.RANKS[-1])].random_spill)
 
 
 def probe_count(tables) -> str:
@@ -298,7 +298,7 @@ def overlap_weak_count(tables) -> str:
 def ranks_styler(ranks: pd.DataFrame, regime):
     """Per falloff run: its effective rank ("–": none up to 8) and the erasure subspace's removal
     beyond the random one's, at that rank and at k = 8."""
-    df = ranks[ranks.recipe == "falloff"].assign(arm=lambda d: d.optimizer.map(ARMS))
+    df = ranks[ranks.recipe != "control"].assign(arm=lambda d: d.optimizer.map(ARMS))
     return captioned(df, {"arm": "arm", "seed": "seed", "effective_rank": "effective rank",
                           "over_random_at_rank": "beyond random, at that rank",
                           "over_random_at_top": f"beyond random, k = {diagnosis.RANKS[-1]}"},
@@ -340,6 +340,6 @@ def erasure_gain_text(tables) -> str:
     parts = []
     for regime, t in tables.items():
         c = t["rank_curves"]
-        c = c[c.recipe == "falloff"].pivot(index="run", columns="k", values="removal")
+        c = c[c.recipe != "control"].pivot(index="run", columns="k", values="removal")
         parts.append(f"{regime.title} {number(float((c[3] - c[1]).median()), '+.2f')}")
     return ", ".join(parts)

@@ -45,8 +45,8 @@ def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame
     top = findings.ledger_top({r.title: c for r, c in claims.items()})
     glued["ledger-top"] = plain["ledger-top-text"] = top
     first = [screens.regime_facts(r, claims[r], t) for r, t in shown.items()]
-    glued["report-first-screen"] = screens.report_first_screen(
-        first, f"{why} ({{doc}}`the diagnosis <diagnosis>`)." if why else "")
+    # the page's markdown follows it with the link to the diagnosis (a role does not work in glue)
+    glued["report-first-screen"] = screens.report_first_screen(first, why)
     # the introduction's first screen, in three glued parts around its link to the diagnosis
     plain["intro-answer-text"] = screens.intro_answer(first)
     plain["why-text"] = why
