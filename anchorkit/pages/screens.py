@@ -106,7 +106,7 @@ def report_first_screen(facts: list[RegimeFacts], why: str = "") -> str:
     why not, and ``why`` (the diagnosis's one sentence, with its link), regimes in the order
     given (the alignment and the ledger's counts follow the picture)."""
     seeds = " and ".join(dict.fromkeys(str(f.seeds) for f in facts))
-    text = (f"We retrained the source report's recipe under rotated Adam on {seeds} seeds in "
+    text = (f"We retrained the source's recipe under rotated Adam, {seeds} seeds in "
             f"each of {len(facts)} regimes, beside plain-Adam twins.")
     for i, f in enumerate(facts):
         cannot = ("the question cannot be answered" if i == 0 else
@@ -122,12 +122,14 @@ SHORT_PREMISE = {ABSENT: "plain Adam builds no privileged basis",
                  FORMS: "plain Adam builds a privileged basis"}
 
 
-def _short_why(f: RegimeFacts) -> str:
-    """Why a regime cannot answer the question, in one clause with its figures."""
+def _short_why(f: RegimeFacts, again: bool = False) -> str:
+    """Why a regime cannot answer the question, in one clause with its figures (``again``: the
+    energy share's comparison said once already, by an earlier regime's clause)."""
     premise = SHORT_PREMISE[f.premise].format(seeds=f.seeds)
     recipe = ("" if f.met else
               (" but" if f.premise == FORMS else " and") + " the recipe fails")
-    figures = f"one axis holds {number(f.top_share)} of the energy, the source's about half"
+    figures = f"one axis holds {number(f.top_share)}" + (
+        "" if again else " of the energy, the source's about half")
     if not f.met:
         figures += f"; raw removal {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
     return f"in the {f.title} {premise}{recipe} ({figures})"
@@ -145,7 +147,7 @@ def intro_answer(facts: list[RegimeFacts]) -> str:
     can = [f for f in facts if f.answerable]
     if not can:
         head = ("In neither regime" if len(facts) == 2 else "In no regime") + \
-            " can our runs answer it: " + "; ".join(_short_why(f) for f in facts) + "."
+            " can our runs answer it: " + "; ".join(_short_why(f, i > 0) for i, f in enumerate(facts)) + "."
     else:
         head = ("Our runs can ask it in the " + " and the ".join(f.title for f in can) + ".")
     return head
