@@ -54,6 +54,16 @@ ALPHA = 0.05  # the overlap relation's test level (exact permutation p-values)
 MIRROR_STEPS = 24  # optimizer steps of the float64 check (at least 20)
 MIRROR_TOL = 1e-9  # largest |Δ weight| (float64) for "equal step for step"
 
+# rules revised after their tables were read, each with its date and reason (the page shows them
+# beside the rule as first written, which PREDICTIONS keeps)
+REVISIONS = {
+    "rank": (
+        "*Revised on 2026-12-03, after the tables were read:* at k = 1 the erasure and random "
+        "subspaces are both e₁, so the excess over random is 0 by construction; a run whose "
+        "effective rank is 1 (e₁ alone meets the criteria) passes that comparison, and the "
+        "verdict can read low-rank redundancy where e₁ alone does the work."),
+}
+
 PREDICTIONS = {
     "probe": (
         "After e₁ is projected out, a held-out linear probe still reads difference against the "

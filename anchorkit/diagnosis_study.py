@@ -121,6 +121,27 @@ def run_rank(reports_dir, regime: Regime, store=None, publish: bool = False, pro
     return tables
 
 
+def rejudge_rank(reports_dir, regime: Regime, publish: bool = False) -> dict[str, pd.DataFrame]:
+    """Part 1's derived tables (``ranks``, ``rank_verdicts``, ``probe_verdicts``) again from its
+    committed measurements (``rank_curves``, ``probe``), by today's rules: nothing is measured,
+    the part keeps its measuring time and the commit that measured it (``measured``)."""
+    where = Path(regime.reports(reports_dir)) / STUDY
+    prov, old = read_study(where)
+    part = prov["parts"]["rank"]
+    curves, probes = old["rank_curves"], old["probe"]
+    ranks = ranks_table(curves.drop(columns="regime"))
+    name = regime.name
+    tables = {"rank_curves": curves, "probe": probes, "ranks": ranks.assign(regime=name),
+              "rank_verdicts": rank_verdicts(ranks).assign(regime=name),
+              "probe_verdicts": probe_verdicts(probes.drop(columns="regime")).assign(regime=name)}
+    runs, _ = _published_runs(regime, reports_dir)
+    source = source_state()
+    kept = {k: v for k, v in part.items() if k not in ("tables", "runs", "commit", "wall_seconds")}
+    write_part(reports_dir, regime, "rank", tables, runs, part["wall_seconds"], source, publish,
+               {**kept, "measured": part.get("measured", part.get("commit"))})
+    return tables
+
+
 def run_notable(reports_dir, regime: str, store=None, publish: bool = False
                 ) -> dict[str, pd.DataFrame]:
     """The directions of note of every run of a regime's rotated-basis study, as a table."""

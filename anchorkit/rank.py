@@ -16,6 +16,8 @@ arms), on its published weights:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import torch
@@ -200,11 +202,15 @@ def effective_rank(curve: pd.DataFrame) -> int | None:
 def rank_verdict(ranks: list[int | None], over_at_rank: list[float], over_at_top: list[float]
                  ) -> str:
     """The per-arm rule: ``ranks`` the runs' effective ranks, ``over_at_rank`` how much more the
-    erasure subspace removes than the random one at each run's effective rank (runs with one),
-    ``over_at_top`` the same at k = 8 (every run)."""
+    erasure subspace removes than the random one at each run's effective rank (the runs with
+    one, in order), ``over_at_top`` the same at k = 8 (every run). At k = 1 both subspaces are e₁
+    itself, so the excess is 0 by construction and says nothing: a run whose effective rank is 1
+    (e₁ alone meets the criteria) passes the comparison (revised 2026-12-03, ``REVISIONS``)."""
     n = len(ranks)
-    low = [r for r in ranks if r is not None and r <= LOW_RANK]
-    if 2 * len(low) >= n and len(over_at_rank) and np.median(over_at_rank) >= OVER_RANDOM:
+    ranked = [r for r in ranks if r is not None]
+    excess = [math.inf if r == 1 else o for r, o in zip(ranked, over_at_rank)]
+    low = [r for r in ranked if r <= LOW_RANK]
+    if 2 * len(low) >= n and len(excess) and np.median(excess) >= OVER_RANDOM:
         return LOW_RANK_VERDICT
     if 2 * sum(r is None for r in ranks) >= n and np.median(over_at_top) <= DIFFUSE_OVER_RANDOM:
         return DIFFUSE

@@ -166,7 +166,12 @@ def test_the_rank_rule_counts_half_the_runs():
         == LOW_RANK_VERDICT
     assert rank_verdict([1, 2, 3, None, None, None, None, None], [0.5] * 3, [0.5] * 8) == NEITHER
     assert rank_verdict([1, None, None, None], [0.5], [0.1] * 4) == DIFFUSE
-    assert rank_verdict([1, 1, None, None], [0.1, 0.1], [0.1] * 4) == DIFFUSE
+    assert rank_verdict([2, 2, None, None], [0.1, 0.1], [0.1] * 4) == DIFFUSE
+    # e₁ alone meets the criteria on half the runs: low rank, though its excess over a random
+    # subspace of rank 1 (e₁ itself) is 0 by construction
+    assert rank_verdict([1, 1, None, None], [0.0, 0.0], [0.1] * 4) == LOW_RANK_VERDICT
+    assert rank_verdict([1, 1, 1, 1, None, None, None, None], [0.0] * 4, [-0.01] * 8) \
+        == LOW_RANK_VERDICT
 
 
 def test_the_op_is_read_beyond_the_input_only_above_the_runs_own_slice_0_level():

@@ -1,0 +1,22 @@
+"""Judge the diagnosis study's committed rank and probe measurements again by today's rules
+(``anchorkit.diagnosis_study.rejudge_rank``): nothing is trained or measured; the derived tables
+(``ranks``, ``rank_verdicts``, ``probe_verdicts``) of every report regime are rewritten.
+
+usage: python -m scripts.rejudge_diagnosis
+"""
+
+from __future__ import annotations
+
+from anchorkit.diagnosis_study import rejudge_rank
+from anchorkit.paths import REPORTS
+from anchorkit.regimes import REPORT
+
+
+def main():
+    for regime in REPORT:
+        tables = rejudge_rank(REPORTS, regime, publish=True)
+        print(regime.name, tables["rank_verdicts"][["optimizer", "verdict"]].to_dict("records"))
+
+
+if __name__ == "__main__":
+    main()
