@@ -29,7 +29,7 @@ claim, three comparisons:
 
 A size that cannot be decided carries the seeds that would decide it (``seeds_needed``: the
 median's large-sample error set against the distance to the region's nearer bound, a rough guide
-that assumes the spread stays as seen; none when the median sits on the bound).
+that assumes the spread stays as seen; no number of seeds when the median sits on the bound).
 
 A claim of several named parts is reproduced when every part is, not reproduced when any part is
 not, cannot be decided when a part cannot (and none failed), and not comparable when a part is not
