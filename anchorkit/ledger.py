@@ -218,7 +218,8 @@ def needed_text(more) -> str:
     if math.isinf(more):
         return "; no number of seeds decides a median on the bound"
     if more > NEEDED_MAX:
-        return f"; more than {NEEDED_MAX} seeds would be needed at the spread seen (the median sits near the bound)"
+        return (f"; more than {NEEDED_MAX} seeds would be needed at the spread seen (the median "
+                "sits near the bound)")
     return f"; about {int(more)} seeds would decide it at the spread seen"
 
 
@@ -747,7 +748,7 @@ CLAIMS = [
           f"{RESOLUTION}; {I} of each inside the source's figure ±{_['P3']['axis'].tol}", p3),
     Claim("P4", "premise", "Adam in a rotated basis builds the same structure on the rotated axes.",
           "same structure, rotated", "not comparable where plain Adam builds no privileged basis "
-          "(P0 not reproduced); else two parts: {I} of the rotated "
+          f"(P0 not reproduced); else two parts: {I} of the rotated "
           f"controls' top rotated minus top axis share at least {SHARE_TOL}; of the rotated minus "
           f"the plain twin's share inside ±{SHARE_TOL}", p4),
     Claim("E1a", "E1", "The anchor holds on every seed under rotated Adam.", str(_["E1a"]["kept"]),

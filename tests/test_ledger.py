@@ -410,3 +410,9 @@ def test_the_committed_ledger_has_every_claim_once_with_a_verdict():
     assert set(table.verdict) <= set(ledger.VERDICTS) and table.ours.str.len().gt(0).all()
     assert sum(ledger.tally(table).values()) == len(table)
     assert not table.ours.str.contains(r"-0\.0+(?![0-9])").any()  # no negative zero
+
+
+def test_no_claim_text_keeps_an_unformatted_placeholder():
+    for c in ledger.CLAIMS:
+        for text in (c.claim, c.source, c.rule):
+            assert not re.search(r"\{[A-Za-z_'\[]", text), (c.id, text)
