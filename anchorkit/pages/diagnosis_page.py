@@ -241,14 +241,15 @@ def first_screen(tables) -> str:
     words = [
         f"In the second regime the falloff runs align difference with e₁ {as_well} (alignment "
         f"{summary(second.alignment)}, the source's about {E1B_SOURCE}), yet projecting e₁ out "
-        f"removes only {summary(second.raw_removal)} of it (the source's "
-        f"{E2A_SOURCE[0]}–{E2A_SOURCE[1]}).",
-        f"A probe still reads difference after that edit on {probe_count(tables)}, and up to "
-        f"{diagnosis.RANKS[-1] - 1} further erasure directions rescue {rescued} of the {short} "
-        f"second-regime runs e₁ leaves short: the op is computed, but "
-        + ("on no small subspace we could find." if rescued * 2 < short
+        f"removes only {summary(second.raw_removal)}, the source's "
+        f"{E2A_SOURCE[0]}–{E2A_SOURCE[1]}.",
+        f"A probe still reads difference beyond the input on "
+        f"{'{} of the {}'.format(*read_beyond_input(tables))} falloff runs of both regimes, and "
+        f"{diagnosis.RANKS[-1] - 1} more erasure directions rescue {rescued} of the {short} "
+        f"second-regime runs e₁ leaves short: the op is computed, "
+        + ("on no small subspace of the family tried." if rescued * 2 < short
            else "on a few directions more."),
-        f"The source's collateral damage to the control is weak in ours "
+        f"The source's collateral damage is weak in our controls "
         f"({overlap_weak_count(tables)}).",
         "The two arms' controls are mirror images by construction." if mirror_holds(tables) else
         "The two arms' controls are not mirror images by construction.",
@@ -256,15 +257,22 @@ def first_screen(tables) -> str:
     return " ".join(words)
 
 
+def read_beyond_input(tables) -> tuple[int, int]:
+    """Falloff runs of every report regime on which, after the e₁ edit, the probe reads the op
+    above the input's own level at slices 1–4 (``rank.beyond_input``), and how many there are."""
+    read = pd.concat([beyond_input(t["probe"][t["probe"].recipe != "control"])
+                      for t in tables.values()], ignore_index=True)  # run names repeat by regime
+    return int(read.sum()), len(read)
+
+
 def why_sentence(tables) -> str:
     """The one-sentence why the other pages' first screens give (before its link to this page):
     the falloff runs only (the controls were never anchored), and a conclusion limited to the
     erasure family tried."""
-    read = pd.concat([beyond_input(t["probe"][t["probe"].recipe != "control"])
-                      for t in tables.values()], ignore_index=True)  # run names repeat by regime
+    read, runs = read_beyond_input(tables)
     short, rescued = rescued_by_rank(tables[SECOND])
     return (f"Why: with e₁ projected out, a probe still reads difference beyond the input on "
-            f"{int(read.sum())} of the {len(read)} falloff runs, and the erasure directions we "
+            f"{read} of the {runs} falloff runs, and the erasure directions we "
             f"tried (up to {diagnosis.RANKS[-1] - 1} more) rescue {rescued} of the {short} "
             f"second-regime runs e₁ leaves short")
 
