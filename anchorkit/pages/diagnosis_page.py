@@ -14,7 +14,7 @@ from anchorkit import diagnosis
 from anchorkit.pages.findings import deep_alignment
 from anchorkit.formatting import captioned, number, summary
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
-from anchorkit.provenance import read_tables
+from anchorkit.provenance import has_tables, read_tables
 from anchorkit.rank import LOW_RANK_VERDICT, beyond_input
 from anchorkit.regimes import REPORT, SECOND, SECOND_EPOCHS
 from anchorkit.studies import PAPER_SEEDS
@@ -263,6 +263,14 @@ def read_beyond_input(tables) -> tuple[int, int]:
     read = pd.concat([beyond_input(t["probe"][t["probe"].recipe != "control"])
                       for t in tables.values()], ignore_index=True)  # run names repeat by regime
     return int(read.sum()), len(read)
+
+
+def why_of(reports_dir) -> str:
+    """``why_sentence`` from the diagnosis tables under ``reports_dir``; where they are not (a
+    scratch re-run at another profile), a sentence that only points to them, with no figure."""
+    if not all(has_tables(Path(r.reports(reports_dir)) / "diagnosis") for r in REPORT):
+        return "Why the numbers differ is tested on the published weights"
+    return why_sentence(load(reports_dir))
 
 
 def why_sentence(tables) -> str:
