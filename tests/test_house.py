@@ -144,6 +144,7 @@ LONG_MODULES = {
     "findings": "the report page's findings per regime: its figures, tables and answers",
     "measure": "the measurements on the probe sets",
     "charts": "the book's figures, one builder per figure kind",
+    "diagnosis_page": "the diagnosis page's figures, tables and sentences (its why, for the other pages too)",
 }
 
 
