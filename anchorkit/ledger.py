@@ -326,10 +326,10 @@ def existence(rot: pd.DataFrame, sto: pd.DataFrame) -> Part:
                 f"test p = {number(p, '.3f')})", part.verdict)
 
 
-def _no_structure(rot: pd.DataFrame, sto: pd.DataFrame) -> bool:
-    """Plain Adam builds no privileged basis to mirror or lose: the existence part (P0) is not
-    reproduced (or cannot be compared)."""
-    return existence(rot, sto).verdict in (NOT_REPRODUCED, NOT_COMPARABLE)
+def _no_structure(plain: Part) -> bool:
+    """Plain Adam builds no privileged basis to mirror or lose: the existence part (P0,
+    ``existence``) is not reproduced (or cannot be compared)."""
+    return plain.verdict in (NOT_REPRODUCED, NOT_COMPARABLE)
 
 
 def p0(t):
@@ -343,8 +343,8 @@ def p4(t):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
     if rot is None or sto is None:
         return _missing()
-    if _no_structure(rot, sto):
-        plain = existence(rot, sto)
+    plain = existence(rot, sto)
+    if _no_structure(plain):
         return (f"{plain.text}: plain Adam builds no privileged basis to mirror (P0 "
                 f"{plain.verdict})"), NOT_COMPARABLE
     return judged([
@@ -597,7 +597,7 @@ def e3a(t):
     src = SOURCE["E3a"]
     flat = sized(f"the axes stay at {src['axes']}", rot.control_top_share_axes,
                  src["axes"].region(), ".3f", "top axis share ")
-    if _no_structure(rot, sto):
+    if _no_structure(existence(rot, sto)):
         flat = Part(flat.name, flat.text + ", as flat as plain Adam's own (no privileged basis "
                     "to lose, P0)", NOT_COMPARABLE)
     return judged([sized(f"a rotated direction holds {src['rotated']}",

@@ -27,7 +27,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
 
 from anchorkit.verdicts import CONFIDENCE, median_interval, seeds_needed as _seeds_needed
 
@@ -95,7 +94,7 @@ def predictions(seeds, regime: str, recipe: str, epochs: int, kept: float,
     trains (``calibration/second-regime/predictions.md``; a test keeps the file equal to this)."""
     seeds = list(seeds)
     n = len(seeds)
-    k = int(binom.ppf((1 - CONFIDENCE) / 2, n, 0.5))  # the interval's order statistics, from 1
+    _, low, high = median_interval(np.arange(1.0, n + 1))  # the interval's ranks themselves
     return "\n".join([
         f"Written before any paper seed of the recalibrated column trains: {recipe} and its "
         f"control under plain and rotated Adam at seeds {seeds[0]}–{seeds[-1]} ({n} seeds), "
@@ -103,7 +102,7 @@ def predictions(seeds, regime: str, recipe: str, epochs: int, kept: float,
         "",
         f"- **The question** (`anchorkit.question`): per seed, rotated minus plain in raw removal, "
         f"net removal and removal net of the reference baseline; the median's exact 95% interval "
-        f"(at {n} seeds, the {k}th to the {n + 1 - k}th difference) against the margin "
+        f"(at {n} seeds, the {int(low)}th to the {int(high)}th difference) against the margin "
         f"±{MARGIN:g}. Inside it: the anchor does not need the privileged axis; below it: it "
         f"needs it; above it: it removes more without it; across a margin: cannot be decided, "
         f"with the seeds that would decide.",

@@ -236,6 +236,7 @@ def first_screen(tables) -> str:
     d = dissociation(tables)
     second = d[d.regime == SECOND.title]
     short, rescued = rescued_by_rank(tables[SECOND])
+    read, runs = read_beyond_input(tables)
     as_well = ("at least as well as the source's did" if second.alignment.min() >= E1B_SOURCE
                else "less well than the source's did on some runs")
     words = [
@@ -244,7 +245,7 @@ def first_screen(tables) -> str:
         f"removes only {summary(second.raw_removal)}, the source's "
         f"{E2A_SOURCE[0]}–{E2A_SOURCE[1]}.",
         f"A probe still reads difference beyond the input on "
-        f"{'{} of the {}'.format(*read_beyond_input(tables))} falloff runs of both regimes, and "
+        f"{read} of the {runs} falloff runs of both regimes, and "
         f"{diagnosis.RANKS[-1] - 1} more erasure directions rescue {rescued} of the {short} "
         f"second-regime runs e₁ leaves short: the op is computed, "
         + ("on no small subspace of the family tried." if rescued * 2 < short
