@@ -48,11 +48,12 @@ def sweep_directions(cfg: RunConfig) -> tuple[list[str], list[int], torch.Tensor
 
 
 @torch.inference_mode()
-def predict(cfg: RunConfig, state: dict, part: str, chunk: int = 1) -> dict[str, torch.Tensor]:
+def predict(cfg: RunConfig, state: dict, part: str, chunk: int = 1, doses=DOSES
+            ) -> dict[str, torch.Tensor]:
     """The query answers (uint8) of one run, for one part:
 
     ``base``: ``clean`` (B,) on the probe contexts, ``null`` (B,) on the null set, ``e1``
-    (doses, B) with e₁ projected out at each dose of ``DOSES``;
+    (doses, B) with e₁ projected out at each of ``doses`` (the method's ``DOSES`` by default);
     ``sweep``: ``sweep`` (directions, B) with each of ``sweep_directions`` projected out at full
     dose (``chunk`` directions per forward; the answers do not depend on it)."""
     check_choice("part", part, PARTS)
@@ -63,7 +64,7 @@ def predict(cfg: RunConfig, state: dict, part: str, chunk: int = 1) -> dict[str,
         out = {"clean": query_predictions(model, probe.clean)[0],
                "null": query_predictions(model, probe.null)[0],
                "e1": torch.stack([edited_predictions(model, probe.clean, e1(D)[None], d)[0, 0]
-                                  for d in DOSES])}
+                                  for d in doses])}
     else:
         out = {"sweep": sweep_answers(cfg, state, 0, None, chunk, model)}
     return {k: v.to(torch.uint8).contiguous() for k, v in out.items()}
@@ -88,34 +89,37 @@ def n_sweep_directions(cfg: RunConfig) -> int:
 ANSWERS_VERSION = 1  # bump when the answers a run gives change (the fingerprint test says when)
 
 
-def answers_key(cfg: RunConfig, part: str, state: dict) -> str:
+def answers_key(cfg: RunConfig, part: str, state: dict, doses=DOSES) -> str:
     """The cache key of a run's answers: its hash, the part, the digest of the weights ``state``
-    they come from, and the answers' version."""
+    they come from, and the answers' version; a ``base`` part at other doses than the method's
+    (a reader's tweak) names them too, so the method's keys are unchanged."""
     text = f"{cfg.hash}/{part}/{RunStore.weights_digest(state)}/{ANSWERS_VERSION}"
+    if part == "base" and tuple(doses) != DOSES:
+        text += "/doses=" + ",".join(repr(float(d)) for d in doses)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def cached_part(cfg: RunConfig, part: str, store, state: dict | None = None
+def cached_part(cfg: RunConfig, part: str, store, state: dict | None = None, doses=DOSES
                 ) -> dict[str, torch.Tensor] | None:
-    """A run's cached answers for one part (of its stored final weights, unless ``state``), or
-    None."""
+    """A run's cached answers for one part (of its stored final weights, unless ``state``; the
+    ``base`` part at ``doses``), or None."""
     if state is None:
         if not store.has_final(cfg):
             return None
         state = store.load_final(cfg)
-    return store.load_answers(answers_key(cfg, part, state))
+    return store.load_answers(answers_key(cfg, part, state, doses))
 
 
-def cached_answers(cfg: RunConfig, state: dict, parts, store=None, chunk: int = 1
-                       ) -> dict[str, torch.Tensor]:
-    """A run's answers for the given parts, read from the store's cache or computed and cached
-    (without a store, computed)."""
+def cached_answers(cfg: RunConfig, state: dict, parts, store=None, chunk: int = 1, doses=DOSES
+                   ) -> dict[str, torch.Tensor]:
+    """A run's answers for the given parts (the ``base`` part at ``doses``), read from the store's
+    cache or computed and cached (without a store, computed)."""
     out = {}
     for part in parts:
-        key = answers_key(cfg, part, state) if store is not None else None
+        key = answers_key(cfg, part, state, doses) if store is not None else None
         got = store.load_answers(key) if store is not None else None
         if got is None:
-            got = predict(cfg, state, part, chunk)
+            got = predict(cfg, state, part, chunk, doses)
             if store is not None:
                 store.save_answers(key, got)
         out.update(got)

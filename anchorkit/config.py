@@ -144,6 +144,23 @@ def check_dose(dose) -> float:
     return float(dose)
 
 
+def check_doses(doses) -> tuple[float, ...]:
+    """The doses of the e₁ edit a study measures at: distinct numbers in (0, 1], increasing, the
+    last 1 (the full dose, at which the results table is read); a ``ParameterError`` naming
+    ``doses`` otherwise."""
+    why = "expected an increasing list of numbers in (0, 1] ending with 1 (the full dose)"
+    if isinstance(doses, (str, bytes)) or not hasattr(doses, "__iter__"):
+        raise ParameterError("doses", doses, why)
+    values = list(doses)
+    if not values or any(isinstance(d, bool) or not isinstance(d, (int, float)) for d in values):
+        raise ParameterError("doses", doses, why)
+    values = [float(d) for d in values]
+    if (any(not 0.0 < d <= 1.0 for d in values) or values[-1] != 1.0
+            or any(a >= b for a, b in zip(values, values[1:]))):
+        raise ParameterError("doses", doses, why)
+    return tuple(values)
+
+
 class NewerConfigError(ValueError):
     """A stored configuration has fields this version of anchorkit does not know."""
 

@@ -77,8 +77,9 @@ def pair_scores(answers: tuple[dict, dict], probe) -> Scores:
                   e1_answers, drop(clean, edited), over)
 
 
-def dose_rows(sc: Scores, base: dict) -> list[dict]:
-    """One row per dose of the e₁ edit: removal (raw, net, against the evidence null), spill."""
+def dose_rows(sc: Scores, base: dict, doses=DOSES) -> list[dict]:
+    """One row per dose of the e₁ edit (``doses``, those the answers were computed at): removal
+    (raw, net, against the evidence null), spill."""
     drops = sc.drops
     raw, control_drop = removal(drops[:, 0], sc.spans[0]), removal(drops[:, 1], sc.spans[1])
     raw_ev = removal(drops[:, 0], sc.evidence_spans[0])
@@ -92,7 +93,7 @@ def dose_rows(sc: Scores, base: dict) -> list[dict]:
              "spill": float(spill(drops[i:i + 1, 0], drops[i:i + 1, 1])),
              "raw_spill": float(other_ops_drop(drops[i, 0])),
              "control_other_ops": float(other_ops_drop(drops[i, 1]))}
-            for i, d in enumerate(DOSES)]
+            for i, d in enumerate(doses)]
 
 
 def results_row(pair: Pair, sc: Scores, full: dict, base: dict, batch) -> dict:
@@ -195,7 +196,7 @@ def direction_rows(pair: Pair, sc: Scores, answers, batch, res: dict, base: dict
 
 
 def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: bool = True,
-                 chunk: int = 8, answers: tuple[dict, dict] | None = None
+                 chunk: int = 8, answers: tuple[dict, dict] | None = None, doses=DOSES
                  ) -> dict[str, pd.DataFrame]:
     """Every measurement of book/methods.md, *Measurements* on one pair of runs, as tidy tables.
 
@@ -207,11 +208,13 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
     Scores come from the runs' query answers (``anchorkit.answers``; ``answers`` gives them,
     one dict per run, as cached; else they are computed here); the basis measures come from one
     clean forward of the probe set. Nothing here runs an edited forward when ``answers`` is given.
+    ``doses``: those of the e₁ edit (the answers' ``e1`` rows, one per dose; the last is 1).
     """
     a_cfg, c_cfg = pair.anchored, pair.control
     if answers is None:
         parts = PARTS if sweep else ("base",)
-        answers = tuple({k: v for part in parts for k, v in predict(cfg, st, part, chunk).items()}
+        answers = tuple({k: v for part in parts
+                         for k, v in predict(cfg, st, part, chunk, doses).items()}
                         for cfg, st in ((a_cfg, anchored_state), (c_cfg, control_state)))
     model = load_model([a_cfg, c_cfg], [anchored_state, control_state])
     probe = probe_set(a_cfg.task)
@@ -219,9 +222,9 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
     sc = pair_scores(answers, probe)
     base = {"seed": a_cfg.seed, "optimizer": a_cfg.optimizer, "recipe": a_cfg.recipe,
             "run": a_cfg.name, "control_run": c_cfg.name}
-    doses = dose_rows(sc, base)
-    res = results_row(pair, sc, doses[-1], base, batch)
-    out = {"results": res, "dose": doses, "alignment": alignment_rows(pair, model, batch, base),
+    rows = dose_rows(sc, base, doses)
+    res = results_row(pair, sc, rows[-1], base, batch)
+    out = {"results": res, "dose": rows, "alignment": alignment_rows(pair, model, batch, base),
            "spectra": basis_measures(pair, model, batch, res, base)}
     if sweep:
         out["directions"] = direction_rows(pair, sc, answers, batch, res, base)
@@ -245,11 +248,11 @@ def _typed(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 SWEEP_CHUNK = 1
 
 
-def measured(pair: Pair, sweep: bool, store) -> dict[str, pd.DataFrame]:
-    """A pair's tables, derived from its runs' answers: read from the store's cache, or
-    computed (a sweep, if asked for) and cached first."""
+def measured(pair: Pair, sweep: bool, store, doses=DOSES) -> dict[str, pd.DataFrame]:
+    """A pair's tables, derived from its runs' answers (e₁ at ``doses``): read from the store's
+    cache, or computed (a sweep, if asked for) and cached first."""
     parts = PARTS if sweep else ("base",)
     states = [store.load_final(c) for c in (pair.anchored, pair.control)]
-    answers = tuple(cached_answers(c, st, parts, store, SWEEP_CHUNK)
+    answers = tuple(cached_answers(c, st, parts, store, SWEEP_CHUNK, doses)
                     for c, st in zip((pair.anchored, pair.control), states))
-    return measure_pair(pair, *states, sweep=sweep, answers=answers)
+    return measure_pair(pair, *states, sweep=sweep, answers=answers, doses=doses)

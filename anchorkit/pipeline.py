@@ -12,6 +12,7 @@ import torch
 
 from anchorkit import progress as tracking
 from anchorkit.config import RunConfig
+from anchorkit.edit import DOSES
 from anchorkit.executor import ENSEMBLE_RUNS, THREADS, Graph, add_training, threads
 from anchorkit.pairs import SWEEP_CHUNK, Pair, measured
 from anchorkit.train import load_model
@@ -21,10 +22,11 @@ from anchorkit.answers import (cached_part, cached_answers, n_sweep_directions,
 SWEEP_SLICE = 36  # directions per sweep task (143 directions: four tasks per run)
 
 
-def base_task(cfg: RunConfig, store, *after) -> str:
-    """A run's ``base`` answers, computed into the store's cache unless already there."""
+def base_task(cfg: RunConfig, store, doses, *after) -> str:
+    """A run's ``base`` answers (e₁ at ``doses``), computed into the store's cache unless already
+    there."""
     with threads(THREADS):
-        cached_answers(cfg, store.load_final(cfg), ("base",), store)
+        cached_answers(cfg, store.load_final(cfg), ("base",), store, doses=doses)
     return cfg.hash
 
 
@@ -48,26 +50,26 @@ def save_sweep_task(cfg: RunConfig, store, *slices: torch.Tensor) -> str:
     return cfg.hash
 
 
-def pair_task(pair: Pair, sweep: bool, store, *after) -> dict[str, pd.DataFrame]:
-    """A pair's tables, derived from its runs' cached answers."""
+def pair_task(pair: Pair, sweep: bool, store, doses, *after) -> dict[str, pd.DataFrame]:
+    """A pair's tables, derived from its runs' cached answers (e₁ at ``doses``)."""
     with threads(THREADS):
-        out = measured(pair, sweep, store)
+        out = measured(pair, sweep, store, doses)
     tracking.report(tracking.pair_track(store, pair), 1)
     return out
 
 
 def study_graph(runs: list[RunConfig], pairs: list[Pair], sweep: bool, store,
-                size: int = ENSEMBLE_RUNS, device: str = "cpu") -> Graph:
-    """Train the unfinished runs; answer every run (base, and the sweep in slices) whose answers
-    are not cached; measure every pair once both its runs are answered."""
+                size: int = ENSEMBLE_RUNS, device: str = "cpu", doses=DOSES) -> Graph:
+    """Train the unfinished runs; answer every run (base, with e₁ at ``doses``, and the sweep in
+    slices) whose answers are not cached; measure every pair once both its runs are answered."""
     g = Graph()
     trained_by = add_training(g, runs, store, device, size=size)
     answered: dict[str, list] = {}
     for c in runs:
         after = [trained_by[c.hash]] if c.hash in trained_by else []
         done = []
-        if c.hash in trained_by or cached_part(c, "base", store) is None:
-            done.append(g.add(f"base-{c.hash}", base_task, c, store, *after))
+        if c.hash in trained_by or cached_part(c, "base", store, doses=doses) is None:
+            done.append(g.add(f"base-{c.hash}", base_task, c, store, doses, *after))
         if sweep and (c.hash in trained_by or cached_part(c, "sweep", store) is None):
             n = n_sweep_directions(c)
             slices = []
@@ -80,6 +82,6 @@ def study_graph(runs: list[RunConfig], pairs: list[Pair], sweep: bool, store,
     for i, p in enumerate(pairs):
         deps = answered[p.anchored.hash] + (answered[p.control.hash]
                                             if p.control != p.anchored else [])
-        ref = g.output(f"pair-{i}", pair_task, p, sweep, store, *deps)
+        ref = g.output(f"pair-{i}", pair_task, p, sweep, store, doses, *deps)
         g.tracks[ref.key] = tracking.pair_track(store, p)
     return g

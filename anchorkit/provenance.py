@@ -28,6 +28,9 @@ from anchorkit.store import (REPO, RunStore, StoreError, digest, read_verified, 
 # tables written as CSV too, for a person to read
 CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate", "comparison")
 SCRATCH = "reports"  # the scratch tables' folder inside the run store
+# the analysis values a reader may change without retraining, recorded in the provenance only
+# where they are not the method's (``studies.analysis``)
+ANALYSIS_FIELDS = frozenset({"doses"})
 
 
 def scratch_root(store_root=None):
@@ -165,15 +168,19 @@ def has_tables(where) -> bool:
     return (Path(where) / "provenance.json").exists()
 
 
-def written_for(where, study: str, seeds, profile: str, runs: list[RunConfig]) -> bool:
-    """Whether ``where`` holds the tables of exactly this study, seeds, profile and runs (checked:
-    a folder whose provenance or tables do not verify is an error, never a reason to recompute)."""
+def written_for(where, study: str, seeds, profile: str, runs: list[RunConfig],
+                analysis: dict | None = None) -> bool:
+    """Whether ``where`` holds the tables of exactly this study, seeds, profile and runs, with
+    the same ``analysis`` values recorded (none: the method's; checked: a folder whose provenance
+    or tables do not verify is an error, never a reason to recompute)."""
     if not has_tables(where):
         return False
     prov = check_manifest(where)
     return (prov.get("study") == study and prov.get("seeds") == list(seeds)
             and prov.get("profile") == profile
-            and sorted(prov.get("runs", {}).values()) == sorted(c.hash for c in runs))
+            and sorted(prov.get("runs", {}).values()) == sorted(c.hash for c in runs)
+            and all(prov.get(k) == v for k, v in (analysis or {}).items())
+            and not ANALYSIS_FIELDS.difference(analysis or {}).intersection(prov))
 
 
 def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profile: str,

@@ -22,7 +22,8 @@ import pandas as pd
 from tqdm.std import tqdm
 
 from anchorkit import derived, geometry
-from anchorkit.config import ParameterError, RunConfig, check_choice, check_seeds
+from anchorkit.config import ParameterError, RunConfig, check_choice, check_doses, check_seeds
+from anchorkit.edit import DOSES
 from anchorkit.executor import execute
 from anchorkit.pairs import Pair
 from anchorkit.pipeline import study_graph
@@ -135,25 +136,28 @@ def study_pairs(name, seeds, profile="paper", epochs: int | None = None, regime=
 # ---------------------------------------------------------------------- executing a study
 def run_study(name, seeds, profile="paper", epochs: int | None = None, reports_dir=None,
               store=None, device: str = "cpu", progress: bool = True, reuse: bool = False,
-              scheduler: str | None = None, regime=WEAK, publish: bool = False
+              scheduler: str | None = None, regime=WEAK, publish: bool = False, doses=DOSES
               ) -> dict[str, pd.DataFrame]:
     """Train (or load) a study's runs, measure every pair, and write its tables (an entry point:
-    the study, seeds, profile and regime are checked here, then ``compute_study``)."""
+    the study, seeds, profile, regime and doses are checked here, then ``compute_study``)."""
     return compute_study(study(name), check_seeds(seeds), resolve_profile(profile),
                          resolve_regime(regime), epochs, reports_dir, store, device, progress,
-                         reuse, scheduler, publish)
+                         reuse, scheduler, publish, check_doses(doses))
 
 
 def compute_study(s: Study, seeds: list[int], profile: Profile, regime: Regime,
                   epochs: int | None = None, reports_dir=None, store=None, device: str = "cpu",
                   progress: bool = True, reuse: bool = False, scheduler: str | None = None,
-                  publish: bool = False) -> dict[str, pd.DataFrame]:
+                  publish: bool = False, doses: tuple[float, ...] = DOSES
+                  ) -> dict[str, pd.DataFrame]:
     """Train (or load) a study's runs, measure every pair, and write its tables atomically to
     ``regime.reports(reports_dir)/<study>/`` (Parquet, with CSV beside) with ``provenance.json``.
 
     The work runs through ``anchorkit.executor`` on ``scheduler`` (None: ``$ANCHORKIT_SCHEDULER``,
     else a LocalCluster of one single-thread worker per core; "in-process": no Dask); the tables
-    do not depend on where it ran.
+    do not depend on where it ran. ``doses``: those the e₁ edit is measured at (a reader's tweak
+    of the method's ``edit.DOSES``, which re-reads the runs' weights and retrains nothing);
+    tables at other doses record them in their provenance and are reused only at the same doses.
 
     With ``reuse``, tables already written there for exactly these runs are read back instead
     (nothing is trained or measured, and the provenance is left as it was). The committed
@@ -164,10 +168,11 @@ def compute_study(s: Study, seeds: list[int], profile: Profile, regime: Regime,
     pairs = s.pairs(seeds, profile, regime, epochs)
     runs = runs_of(pairs)
     where = regime.reports(reports_dir) / s.name if reports_dir is not None else None
-    if reuse and where is not None and written_for(where, s.name, seeds, profile.name, runs):
+    if reuse and where is not None and written_for(where, s.name, seeds, profile.name, runs,
+                                                   analysis(doses)):
         return read_tables(where)
     store = store if store is not None else RunStore()
-    graph = study_graph(runs, pairs, s.sweep, store, device=device)
+    graph = study_graph(runs, pairs, s.sweep, store, device=device, doses=doses)
     measured_pairs = execute(graph, scheduler, progress, desc=s.name)
     tables: dict[str, list[pd.DataFrame]] = {}
     for key in graph.outputs:
@@ -178,8 +183,15 @@ def compute_study(s: Study, seeds: list[int], profile: Profile, regime: Regime,
     out.update(s.derive(out))
     if where is not None:
         write_study(where, out, s.name, seeds, profile.name, runs, time.perf_counter() - t0,
-                    source, None if regime == WEAK else regime.name, publish=publish)
+                    source, None if regime == WEAK else regime.name, publish=publish,
+                    extra=analysis(doses))
     return out
+
+
+def analysis(doses) -> dict:
+    """What a study's provenance records of its analysis values where they are not the method's
+    (nothing at the method's doses, so that the committed provenance files keep their bytes)."""
+    return {} if tuple(doses) == DOSES else {"doses": list(doses)}
 
 
 def written_regimes(s: Study, seeds: list[int], profile: Profile, epochs: int | None,

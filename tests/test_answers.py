@@ -39,3 +39,22 @@ def test_the_key_follows_the_weights_and_the_part():
     assert answers_key(cfg, "base", state) == answers_key(cfg, "base", dict(state))
     assert answers_key(cfg, "base", state) != answers_key(cfg, "base", other)
     assert answers_key(cfg, "base", state) != answers_key(cfg, "sweep", state)
+
+
+def test_other_doses_have_their_own_base_key_and_the_methods_keys_are_unchanged():
+    import torch
+
+    from anchorkit.edit import DOSES
+
+    cfg = run_config(704, "control", "adam", PAPER)
+    state = RunStore().load_final(cfg)
+    text = f"{cfg.hash}/base/{RunStore.weights_digest(state)}/{ANSWERS_VERSION}"  # the cache's keys
+    assert answers_key(cfg, "base", state) == hashlib.sha256(text.encode()).hexdigest()[:32]
+    assert answers_key(cfg, "base", state, DOSES) == answers_key(cfg, "base", state)
+    assert answers_key(cfg, "base", state, (0.5, 1.0)) != answers_key(cfg, "base", state)
+    assert answers_key(cfg, "sweep", state, (0.5, 1.0)) == answers_key(cfg, "sweep", state)
+    with threads(THREADS):
+        at = predict(cfg, state, "base", doses=(0.5, 1.0))
+        full = predict(cfg, state, "base")
+    assert at["e1"].shape[0] == 2
+    assert torch.equal(at["e1"], full["e1"][[DOSES.index(0.5), DOSES.index(1.0)]])

@@ -3,7 +3,7 @@ import math
 import pytest
 
 from anchorkit import RunConfig
-from anchorkit.config import ParameterError, check_dose, check_seeds
+from anchorkit.config import ParameterError, check_dose, check_doses, check_seeds
 from anchorkit.edit import projection_edit
 from anchorkit.train import train
 from tests.conftest import SMALL_TRAIN, small
@@ -110,3 +110,15 @@ def test_an_unknown_training_step_is_refused():
 
     with pytest.raises(ParameterError, match="parameter 'step'"):
         TrainConfig(step="jit")
+
+
+@pytest.mark.parametrize("doses", [[], "1", [0.5], [1, 0.5], [0.5, 0.5, 1], [0, 1], [0.5, 1.5],
+                                   [True, 1], [math.nan, 1], None, 1.0])
+def test_bad_dose_lists_name_the_parameter(doses):
+    with pytest.raises(ParameterError, match="parameter 'doses'"):
+        check_doses(doses)
+
+
+def test_a_dose_list_ends_at_the_full_dose_and_is_kept_in_order():
+    assert check_doses([0.25, 0.5, 1]) == (0.25, 0.5, 1.0)
+    assert check_doses((1,)) == (1.0,)

@@ -195,3 +195,31 @@ def test_reuse_reads_tables_written_for_the_same_runs_and_only_those(tmp_path, m
     pd.testing.assert_frame_equal(again["results"], first["results"])
     with pytest.raises(AssertionError, match="trained"):  # other seeds: not the written tables
         studies.run_study("control", [7], reuse=True, **kw)
+
+
+def test_tables_at_other_doses_are_read_back_only_at_those_doses(tmp_path, monkeypatch):
+    """A tweak of the analysis records its doses; the method's doses record nothing (the
+    committed provenance keeps its bytes), and neither is reused for the other."""
+    import anchorkit.studies as studies
+    from anchorkit.provenance import read_provenance
+    from anchorkit.store import RunStore
+
+    kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
+              store=RunStore(tmp_path / "store"), progress=False, scheduler="in-process")
+    method = studies.run_study("control", [6], **kw)
+    assert "doses" not in read_provenance(tmp_path / "reports" / "control")
+    tweak = studies.run_study("control", [6], reuse=True, doses=[0.5, 1], **kw)
+    assert read_provenance(tmp_path / "reports" / "control")["doses"] == [0.5, 1.0]
+    assert list(tweak["dose"].dose) == [0.5, 1.0] and len(method["dose"]) == 4
+    pd.testing.assert_frame_equal(tweak["dose"].reset_index(drop=True),
+                                  method["dose"][method["dose"].dose.isin([0.5, 1.0])]
+                                  .reset_index(drop=True))
+    calls = []
+    monkeypatch.setattr(studies, "study_graph", lambda *a, **k: calls.append(1) or 1 / 0)
+    again = studies.run_study("control", [6], reuse=True, doses=[0.5, 1], **kw)
+    pd.testing.assert_frame_equal(again["dose"], tweak["dose"])
+    with pytest.raises(ZeroDivisionError):  # the method's doses: not the tweak's tables
+        studies.run_study("control", [6], reuse=True, **kw)
+    assert len(calls) == 1
+    with pytest.raises(ParameterError, match="parameter 'doses'"):
+        studies.run_study("control", [6], doses=[1, 0.5], **kw)

@@ -19,12 +19,14 @@ from IPython import get_ipython
 from IPython.display import Markdown, display
 
 from anchorkit import profiles, scout, studies
-from anchorkit.config import (ParameterError, check_choice, check_device, check_flag, check_int,
-                              check_lengths, check_seeds)
+from anchorkit.config import (ParameterError, check_choice, check_device, check_doses, check_flag,
+                              check_int, check_lengths, check_seeds)
+from anchorkit.edit import DOSES
 from anchorkit.executor import check_scheduler
 from anchorkit.formatting import cpu_name, glued, seed_text
 from anchorkit.paths import check_outside_tracked, in_repository, resolved, same
 from anchorkit.profiles import PAPER, Profile
+from anchorkit.pages.rerun import rerun_figures
 from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
 from anchorkit.regimes import REPORT, WEAK, Regime
 from anchorkit.store import REPO, RunStore, StoreError
@@ -150,9 +152,11 @@ def provenance_block(prov: Mapping, where=None) -> str:
                else f"{prov.get('threads')} thread(s)")
     machine = (f" on {cpu_name(prov['machine'])}, kernels {k['capability']}"
                f"{' (pinned)' if k.get('pinned') else ''}" if k and prov.get("machine") else "")
+    doses = (f", the e₁ edit at doses {', '.join(f'{d:g}' for d in prov['doses'])} (the method's: "
+             f"{', '.join(f'{d:g}' for d in DOSES)})" if prov.get("doses") else "")
     return (f"**Provenance.** Tables {folder}, computed {prov.get('date')}{machine} "
             f"from commit `{commit}`{dirty}: profile *{prov.get('profile')}*, seeds {seeds}, "
-            f"{prov.get('epochs')} epochs, {len(prov.get('runs', {}))} runs; "
+            f"{prov.get('epochs')} epochs, {len(prov.get('runs', {}))} runs{doses}; "
             f"torch {versions.get('torch')}, Python {prov.get('python')}, "
             f"{threads}; {minutes:.1f} min to train (or load) and measure.")
 
@@ -199,7 +203,7 @@ def study_page(study, seeds, profile="paper", epochs: int | None = None,
                device: str = "cpu", reports_dir=None, store_dir=None, reuse=True,
                progress=True, scheduler: str | None = None, regimes=None,
                side_by_side: bool = False, publish=False, force=False,
-               provenance_glued: bool = False) -> StudyPage:
+               provenance_glued: bool = False, doses=None) -> StudyPage:
     """A study page's first step (the module docstring lists the parameters): check every
     parameter, once (the study, profile and regimes named are looked up here and passed down as
     values), train or load the runs, measure them, write or read the tables (``tables_home``:
@@ -207,7 +211,9 @@ def study_page(study, seeds, profile="paper", epochs: int | None = None,
     and ``<study>-epochs``. With ``side_by_side`` every regime of the report whose tables are
     written (``studies.shown_regimes``), each with its provenance. With ``provenance_glued`` the
     provenance is glued as ``provenance-<study>`` for the page to place (below its first screen)
-    instead of shown first."""
+    instead of shown first. ``doses`` (None: the method's) are those the e₁ edit is measured at:
+    a tweak of the analysis that re-reads the runs' weights and trains nothing; its tables are
+    never the committed ones."""
     seeds, flags, store = _checked_common(seeds, store_dir, dict(
         reuse=reuse, progress=progress, publish=publish, force=force))
     s, prof = studies.study(study), profiles.profile(profile)
@@ -219,7 +225,12 @@ def study_page(study, seeds, profile="paper", epochs: int | None = None,
         regimes = shown_regimes(s, seeds, prof, epochs, None, regimes)  # checked, as values
     check_device(device)
     check_scheduler(scheduler)
-    home = tables_home(reports_dir, store.root, s.paper_set(seeds, prof, epochs),
+    doses = DOSES if doses is None else check_doses(doses)
+    if flags["publish"] and doses != DOSES:
+        raise ParameterError("doses", list(doses), "the committed tables are measured at the "
+                             f"method's doses ({', '.join(f'{d:g}' for d in DOSES)}); leave "
+                             "publish out, and the tables at these doses go to the scratch folder")
+    home = tables_home(reports_dir, store.root, s.paper_set(seeds, prof, epochs) and doses == DOSES,
                        lambda root: written_regimes(s, seeds, prof, epochs, root, shown_regimes(
                            s, seeds, prof, epochs, root, regimes)),
                        flags["reuse"], flags["publish"], flags["force"])
@@ -232,12 +243,13 @@ def study_page(study, seeds, profile="paper", epochs: int | None = None,
         page.shown[regime] = compute_study(
             s, seeds, prof, regime, epochs, reports_dir=home, store=store, device=device,
             progress=flags["progress"], reuse=flags["reuse"], scheduler=scheduler,
-            publish=flags["publish"])
+            publish=flags["publish"], doses=doses)
         label = f"*{regime.title.capitalize()}.* " if side_by_side else ""
         page.provenance[regime] = _show(regime.reports(home) / s.name, s.name, label,
                                         notes if provenance_glued else None)
     if provenance_glued:
         glue(f"provenance-{s.name}", "\n\n".join(notes))
+    glue_all(rerun_figures(s, list(page.shown)))
     glue(f"{s.name}-seeds", len(seeds))
     glue(f"{s.name}-epochs", page.prov["epochs"])
     return page
