@@ -22,11 +22,12 @@ import hashlib
 import torch
 
 from anchorkit.config import RunConfig, check_choice
-from anchorkit.edit import DOSES, coordinate_axes, e1, random_directions, rotated_axes
+from anchorkit.edit import DOSES, e1, measured_bases, random_directions
 from anchorkit.measure import edited_predictions, query_predictions
+from anchorkit.optimizers import AXES, KIND, ROTATED_AXES
 from anchorkit.store import RunStore
 from anchorkit.task import probe_set
-from anchorkit.train import load_model, rotation
+from anchorkit.train import load_model
 
 PARTS = ("base", "sweep")
 N_RANDOM = 16  # random directions in a sweep
@@ -40,10 +41,10 @@ def sweep_directions(cfg: RunConfig) -> tuple[list[str], list[int], torch.Tensor
     seed's R (under either optimizer, so that twins are swept alike), and the random directions.
     Returns their kinds, their indices within each kind, and the directions as rows."""
     D = cfg.model.d_model
-    R = rotation(cfg.replace(optimizer="rotated"))
-    kinds = ["axis"] * (D - 1) + ["rotated"] * D + ["random"] * N_RANDOM
+    bases = measured_bases(cfg)
+    kinds = [KIND[AXES]] * (D - 1) + [KIND[ROTATED_AXES]] * D + ["random"] * N_RANDOM
     index = list(range(1, D)) + list(range(D)) + list(range(N_RANDOM))
-    dirs = torch.cat([coordinate_axes(D)[1:], rotated_axes(R), random_directions(N_RANDOM, D)])
+    dirs = torch.cat([bases[AXES][1:], bases[ROTATED_AXES], random_directions(N_RANDOM, D)])
     return kinds, index, dirs
 
 

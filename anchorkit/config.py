@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from anchorkit import optimizers
 from anchorkit.candidates import ORDER as _CANDIDATES
 
 if TYPE_CHECKING:
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
 
 # the recipes of record, then the second regime's recalibration candidates (anchorkit.candidates)
 RECIPES = ("control", "falloff", "split-anti") + _CANDIDATES
-OPTIMIZERS = ("adam", "rotated")
 NORMS = ("rms", "layer")
 INITS = ("gpt2", "scaled")
 STEPS = ("eager", "compiled")
@@ -271,7 +271,7 @@ class RunConfig:
     def __post_init__(self):
         check_int("seed", self.seed, 0, SEED_MAX)
         check_choice("recipe", self.recipe, RECIPES)
-        check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        check_choice("optimizer", self.optimizer, optimizers.names())
         check_int("epochs", self.epochs, 1)
 
     def to_dict(self) -> dict:

@@ -25,22 +25,14 @@ from __future__ import annotations
 from collections import Counter
 
 import pandas as pd
-import torch
 
 from anchorkit.config import WIDTH, RunConfig
-from anchorkit.edit import coordinate_axes, rotated_axes
+from anchorkit.edit import own_basis
 from anchorkit.measure import chance_cos, syntax_vectors
 from anchorkit.task import SYNTAX
-from anchorkit.train import load_model, rotation
+from anchorkit.train import load_model
 
 SYNTAX_CHANCE = chance_cos(WIDTH, 0.95)
-
-
-def own_basis(cfg: RunConfig) -> tuple[str, torch.Tensor]:
-    """The name and vectors (rows) of the basis the run's optimizer scales in."""
-    if cfg.optimizer == "adam":
-        return "axes", coordinate_axes(cfg.model.d_model)
-    return "rotated", rotated_axes(rotation(cfg))
 
 
 def shared_vector(indices: dict[str, int], cosines: dict[str, float]) -> tuple[int | None, int]:

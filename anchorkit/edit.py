@@ -11,7 +11,8 @@ from __future__ import annotations
 import torch
 
 from anchorkit.config import check_dose, generator
-from anchorkit.model import Hook, every_slice
+from anchorkit.model import Hook, every_slice, haar_rotation
+from anchorkit.optimizers import AXES, ROTATED_AXES, of
 
 DOSES = (0.25, 0.5, 0.75, 1.0)
 RANDOM_DIRECTIONS_SEED = 2024
@@ -29,6 +30,27 @@ def e1(d_model: int) -> torch.Tensor:
 def rotated_axes(R: torch.Tensor) -> torch.Tensor:
     """The rotated axes as rows: the columns of R."""
     return R.T.contiguous()
+
+
+def seed_rotation(cfg) -> torch.Tensor:
+    """The Haar rotation R drawn from a run's seed, whatever its optimizer: rotated Adam scales
+    in its axes, and the plain-Adam twin at that seed is measured along the same ones."""
+    return haar_rotation(cfg.seed, cfg.model.d_model)
+
+
+def measured_bases(cfg) -> dict[str, torch.Tensor]:
+    """The two bases every run is measured along, by name: the coordinate axes and the rotated
+    axes of its seed's R (vectors as rows)."""
+    return {AXES: coordinate_axes(cfg.model.d_model), ROTATED_AXES: rotated_axes(seed_rotation(cfg))}
+
+
+def own_basis(cfg) -> tuple[str, torch.Tensor]:
+    """The name and vectors (rows) of the basis the run's optimizer scales in (its own basis,
+    ``optimizers.Optimizer.basis``)."""
+    o = of(cfg)
+    if o.basis is None:
+        raise ValueError(f"{cfg.name}: {o.label} scales in no basis of its own")
+    return o.basis, measured_bases(cfg)[o.basis]
 
 
 def random_directions(n: int, d_model: int, seed: int = RANDOM_DIRECTIONS_SEED) -> torch.Tensor:

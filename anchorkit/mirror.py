@@ -30,6 +30,7 @@ from anchorkit.config import WIDTH
 from anchorkit.directions import SYNTAX_CHANCE
 from anchorkit.essay import best_p, holm
 from anchorkit.formatting import number
+from anchorkit.optimizers import PLAIN_ADAM, optimizer
 from anchorkit.task import SYNTAX
 
 ALPHA = 0.05
@@ -56,7 +57,7 @@ def own_basis_measures(results: pd.DataFrame, spectra: pd.DataFrame, basis: pd.D
     a rotated-basis study's ``results``, ``spectra`` and ``basis`` tables."""
     rows = []
     for _, r in results.iterrows():
-        own = "axes" if r["optimizer"] == "adam" else "rotated"
+        own = optimizer(r["optimizer"]).basis
         sp = spectra[(spectra.run == r["run"]) & (spectra.role == "control")
                      & (spectra.basis == own)].share.sort_values(ascending=False)
         costs = basis[(basis.run == r["run"]) & (basis.role == "control")
@@ -120,7 +121,7 @@ def mirror_verdict(test: pd.DataFrame) -> tuple[bool, str]:
 def e1_syntax_axis(directions: pd.DataFrame) -> pd.DataFrame:
     """Per plain control: its syntax-holding axes (``directions.notable_table``'s syntax rows),
     whether e₁ is one of them, and the chance of that (distinct axes over 64)."""
-    syn = directions[(directions.kind == "syntax") & (directions.optimizer == "adam")
+    syn = directions[(directions.kind == "syntax") & (directions.optimizer == PLAIN_ADAM.name)
                      & (directions.role == "control")]
     rows = []
     for _, r in syn.iterrows():

@@ -77,3 +77,7 @@ class BasisAdam:
             self.exp_avg[k] = torch.stack([s[f"exp_avg.{k}"] for s in states])
             self.exp_avg_sq[k] = torch.stack([s[f"exp_avg_sq.{k}"] for s in states])
         self.step_count = step_count
+
+
+# the update rules an optimizer value names (``optimizers.Optimizer.update``)
+UPDATES = {"adam": BasisAdam}

@@ -23,9 +23,11 @@ from tqdm.std import tqdm
 
 from anchorkit.config import RunConfig, generator
 from anchorkit.diagnosis import ALPHA, AT, DRAWS, OVERLAPS, SOURCE_STRENGTH, TARGETS, WEAK
-from anchorkit.directions import notable_table, own_basis
+from anchorkit.directions import notable_table
+from anchorkit.edit import own_basis
 from anchorkit.measure import (DIFFERENCE, drop, edited_predictions, null_of_other_ops,
                                other_ops_drop, query_predictions, scores_of_predictions, span)
+from anchorkit import optimizers
 from anchorkit.provenance import read_tables
 from anchorkit.profiles import PAPER
 from anchorkit.regimes import Regime
@@ -132,7 +134,7 @@ def control_targets(results: pd.DataFrame, basis: pd.DataFrame, notable: pd.Data
     rows = []
     mine = notable[notable.role == "control"].set_index(["run", "kind"])
     for _, r in results.iterrows():
-        own = "rotated" if r.optimizer == "rotated" else "axes"
+        own = optimizers.optimizer(r.optimizer).basis
         name = r.control_run
         g = basis[(basis.control_run == name) & (basis.role == "control") & (basis.basis == own)]
         spike = int(g.loc[g.syntax_share.idxmax(), "direction"])

@@ -15,14 +15,15 @@ import torch
 
 from anchorkit.answers import PARTS, cached_answers, predict, sweep_directions
 from anchorkit.config import RunConfig
-from anchorkit.edit import DOSES, coordinate_axes, rotated_axes
+from anchorkit.edit import DOSES, measured_bases
 from anchorkit.measure import (alignment_profile, basis_block, contexts_per_op, cos_e1,
                                direction_cost, drop, kept, landing, last_slice_states, moved,
                                null_of_other_ops, other_ops_drop, over_removal, reference_baseline,
                                removal, removal_error, scores_of_predictions, span, spike, spill,
                                syntax_positions, task_change)
+from anchorkit.optimizers import AXES, KIND, of
 from anchorkit.task import DIFFERENCE, OPS, probe_set
-from anchorkit.train import load_model, rotation
+from anchorkit.train import load_model
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,7 @@ def basis_measures(pair: Pair, model, batch, res: dict, base: dict) -> list[dict
     D = a_cfg.model.d_model
     states = last_slice_states(model, batch)
     at_syntax = syntax_positions(a_cfg.task, batch)
-    R = rotation(a_cfg.replace(optimizer="rotated"))  # the seed's R (for plain Adam: arbitrary)
-    bases = {"axes": coordinate_axes(D), "rotated": rotated_axes(R)}
+    bases = measured_bases(a_cfg)  # the seed's R: for plain Adam, an arbitrary basis
     anchored_run = pair.anchored != pair.control and a_cfg.recipe != "control"
     rows = []
     for name, basis in bases.items():
@@ -145,7 +145,7 @@ def basis_measures(pair: Pair, model, batch, res: dict, base: dict) -> list[dict
         found = {}
         for i, (role, _) in enumerate(_roles(pair)):
             # along the axes e₁ is never an anchored run's spike: the anchor put energy there
-            exclude = 0 if name == "axes" and role == "anchored" and anchored_run else None
+            exclude = 0 if name == AXES and role == "anchored" and anchored_run else None
             index, has = spike(syntax_shares[i], exclude)
             found[role] = index, has = int(index), bool(has)
             res[f"{role}_has_spike_{name}"] = has
@@ -184,7 +184,8 @@ def direction_rows(pair: Pair, sc: Scores, answers, batch, res: dict, base: dict
              for i, (role, _) in enumerate(_roles(pair))]
     ref = pd.DataFrame(rows)
     # reference directions: the optimizer's own basis, off the spike (the axes: off e₁ too)
-    kind, name = ("axis", "axes") if a_cfg.optimizer == "adam" else ("rotated", "rotated")
+    name = of(a_cfg).basis
+    kind = KIND[name]
     for role, _ in _roles(pair):
         mine = ref[(ref.role == role) & (ref.kind == kind)]
         off = [res[f"{role}_spike_{name}"]] if res[f"{role}_has_spike_{name}"] else []

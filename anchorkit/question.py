@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from anchorkit.verdicts import CONFIDENCE, median_interval, seeds_needed as _seeds_needed
+from anchorkit.optimizers import ARM_NAMES
 
 MARGIN = 0.1
 MEASURES = {"raw_removal": "raw removal", "net_removal": "net removal",
@@ -56,7 +57,7 @@ def paired_differences(results: pd.DataFrame, measure: str = "raw_removal") -> p
     """Rotated minus plain, seed by seed, from a results table of both arms (seeds in only one
     arm are left out)."""
     wide = results.pivot(index="seed", columns="optimizer", values=measure)
-    if not {"adam", "rotated"} <= set(wide.columns):
+    if not set(ARM_NAMES) <= set(wide.columns):
         return pd.Series(dtype=float)
     return (wide["rotated"] - wide["adam"]).dropna()
 

@@ -29,6 +29,7 @@ import pandas as pd
 from anchorkit import candidates, criteria, regimes
 from anchorkit.config import RunConfig
 from anchorkit.task import OPS
+from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 REGIME = regimes.SECOND
 SEEDS = (1, 2, 3, 4)  # calibration seeds: 1 and 2 are the scout's and the viability check's
@@ -104,7 +105,7 @@ def decide(table: pd.DataFrame, order=ORDER, seeds=SEEDS, need: int = PASS) -> d
     yet measured on every seed). ``tried`` lists, in order, each measured candidate's count of
     seeds meeting every criterion under plain Adam; ``rotated`` the chosen recipe's count under
     rotated Adam (None until measured)."""
-    plain = table[table.optimizer == "adam"] if len(table) else table
+    plain = table[table.optimizer == PLAIN_ADAM.name] if len(table) else table
     tried = []
     for name in order:
         mine = plain[plain.recipe == name] if len(plain) else plain
@@ -114,7 +115,7 @@ def decide(table: pd.DataFrame, order=ORDER, seeds=SEEDS, need: int = PASS) -> d
         passing = int(mine[mine.seed.isin(seeds)]["meets all"].sum())
         tried.append((name, passing))
         if passing >= need:
-            rot = table[(table.optimizer == "rotated") & (table.recipe == name)]
+            rot = table[(table.optimizer == ROTATED_ADAM.name) & (table.recipe == name)]
             rotated = (int(rot["meets all"].sum()), len(rot)) if set(seeds) <= set(rot.seed) else None
             return {"verdict": CHOSEN, "recipe": name, "waiting": None, "tried": tried,
                     "rotated": rotated}

@@ -26,20 +26,21 @@ from anchorkit import criteria
 from anchorkit import regimes as _regimes
 from anchorkit.answers import N_RANDOM, answers_key
 from anchorkit.config import ParameterError, RunConfig, check_lengths, check_seeds
-from anchorkit.edit import coordinate_axes, random_directions, rotated_axes
+from anchorkit.edit import measured_bases, random_directions
 from anchorkit.executor import THREADS, Graph, add_training, execute, threads
 from anchorkit.measure import (basis_block, direction_cost, drop, edited_predictions,
                                last_slice_states, op_scores, scores_of_predictions, spike,
                                syntax_positions)
 from anchorkit.model import slice_states
 from anchorkit.pairs import Pair, measure_pair
+from anchorkit.optimizers import ARM_NAMES, of
 from anchorkit.profiles import SCOUT as SCOUT_PROFILE
 from anchorkit.profiles import Profile
 from anchorkit.profiles import profile as resolve_profile
 from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
 from anchorkit.store import RunStore
 from anchorkit.task import OPS, SYNTAX, probe_set
-from anchorkit.train import load_model, rotation
+from anchorkit.train import load_model
 
 SEEDS = (1, 2)  # calibration seeds: never 704-711 (the paper's) or 800-839 (the screen's)
 LENGTHS = (400, 800, 1600)  # epochs at which the premise is measured (snapshots of one run)
@@ -100,7 +101,7 @@ def scout_runs(regimes=tuple(REGIMES.values()), seeds=SEEDS, recipes=("control",
     """Every run of the scout: each regime (a ``Regime``), recipe, optimizer and seed, twins side
     by side."""
     return [regime_config(r, s, rec, o, epochs, profile) for r in regimes for rec in recipes
-            for s in seeds for o in ("adam", "rotated")]
+            for s in seeds for o in ARM_NAMES]
 
 
 # ---------------------------------------------------------------------- measuring the premise
@@ -121,11 +122,10 @@ def premise(cfg: RunConfig, state: dict, contexts: int = 128, store=None, epochs
            "hash": cfg.hash, "min_score": float(clean.min()),
            "residual_rms": float(states.pow(2).mean().sqrt())}
     row.update({f"score_{op}": float(clean[0, j]) for j, op in enumerate(OPS)})
-    bases = {"axes": coordinate_axes(D),
-             "rotated": rotated_axes(rotation(cfg.replace(optimizer="rotated")))}
+    bases = measured_bases(cfg)
     row.update(_basis_row(model, states, syntax_positions(cfg.task, batch), bases))
     # costs along the run's own basis (the axes under plain Adam, its rotated axes under rotated)
-    own = "axes" if cfg.optimizer == "adam" else "rotated"
+    own = of(cfg).basis
     dirs = torch.cat([bases[own], random_directions(N_RANDOM, D)])
     if store is not None and epochs is None:
         raise ParameterError("epochs", epochs, "expected the epoch of the weights, to cache "
@@ -221,7 +221,7 @@ def seed_levels(premise_table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (regime, epochs, seed), g in premise_table.groupby(["regime", "epochs", "seed"]):
         by = {r["optimizer"]: r for _, r in g.iterrows()}
-        if set(by) != {"adam", "rotated"}:
+        if set(by) != set(ARM_NAMES):
             continue
         p, r = by["adam"], by["rotated"]
 

@@ -19,6 +19,7 @@ from anchorkit.config import RunConfig
 from anchorkit.diagnosis import MIRROR_TOL
 from anchorkit.model import Transformer, haar_rotation, residual_axis
 from anchorkit.optim import BasisAdam
+from anchorkit.optimizers import PLAIN_ADAM, of
 from anchorkit.profiles import PAPER
 from anchorkit.recipes import recipe
 from anchorkit.studies import run_config
@@ -71,14 +72,14 @@ def mirror_gap(cfg: RunConfig, steps: int) -> float:
     """The largest |Δ weight| between rotated Adam from ``cfg``'s initial weights and plain Adam
     from those weights rotated into R's basis, rotated back, after ``steps`` steps (float64).
     ``cfg`` is a run under rotated Adam."""
-    if cfg.optimizer != "rotated":
+    if not of(cfg).rotated:
         raise ValueError(f"{cfg.name}: the mirror check starts from a rotated-Adam run")
     # the run's Haar draw computed in float64 (training uses it rounded to float32, which is
     # orthogonal only to float32 precision)
     R = haar_rotation(cfg.seed, cfg.model.d_model, torch.float64)
     start = {k: v.double() for k, v in initial_state(cfg).items()}
     rotated_adam = train64(cfg, start, R, steps)
-    plain_adam = train64(cfg.replace(optimizer="adam"), rotate(start, R), None, steps)
+    plain_adam = train64(cfg.replace(optimizer=PLAIN_ADAM.name), rotate(start, R), None, steps)
     back = rotate(plain_adam, R, back=True)
     return max(float((rotated_adam[k] - back[k]).abs().max()) for k in rotated_adam)
 

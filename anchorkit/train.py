@@ -22,10 +22,11 @@ from tqdm.std import tqdm
 from anchorkit import kernels
 from anchorkit.config import ParameterError, RunConfig, check_device, derive_seed
 from anchorkit.measure import scores_and_alignment
-from anchorkit.model import Transformer, haar_rotation, residual_axis, slice_states
-from anchorkit.optim import BasisAdam
+from anchorkit.model import Transformer, residual_axis, slice_states
+from anchorkit.optim import UPDATES, BasisAdam
+from anchorkit.optimizers import of
 from anchorkit.progress import label
-from anchorkit.edit import e1, projection_edit
+from anchorkit.edit import e1, projection_edit, seed_rotation
 from anchorkit.recipes import anchor_loss, recipe, routed_loss
 from anchorkit.store import RunStore
 from anchorkit.task import OPS, Batch, epoch_batches, positions, probe_set
@@ -62,9 +63,9 @@ def data_seed(seed: int) -> int:
 
 
 def rotation(cfg: RunConfig) -> torch.Tensor:
-    """R of the run's optimizer: Haar-random from the model seed under rotated Adam, else I."""
-    D = cfg.model.d_model
-    return haar_rotation(cfg.seed, D) if cfg.optimizer == "rotated" else torch.eye(D)
+    """R of the run's optimizer: its seed's Haar rotation where it scales in the rotated axes
+    (rotated Adam), else I."""
+    return seed_rotation(cfg) if of(cfg).rotated else torch.eye(cfg.model.d_model)
 
 
 def initial_state(cfg: RunConfig) -> dict[str, torch.Tensor]:
@@ -149,8 +150,8 @@ def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: s
                 continue
             ckpt = store.load_checkpoint(cfg) if store is not None else None
             start = ckpt["epoch"] if ckpt else 0
-            pending.setdefault((cfg.shape_key(), start), []).append((cfg, ckpt))
-        for (_, start), group in pending.items():
+            pending.setdefault((cfg.shape_key(), of(cfg).update, start), []).append((cfg, ckpt))
+        for (_, _, start), group in pending.items():
             for run in _train_ensemble(group, start, store, device, progress, on_epoch_end,
                                        set(SNAPSHOT_EPOCHS) | set(snapshots)):
                 done[run.config.hash] = run
@@ -205,10 +206,12 @@ def _prepare(group, start: int, store, device, snapshot_epochs) -> _Ensemble:
             store.save_initial(c, s)
     params = dict(model.named_parameters())
     rotations = None
-    if any(c.optimizer == "rotated" for c in cfgs):
+    if any(of(c).rotated for c in cfgs):
         rotations = torch.stack([rotation(c) for c in cfgs]).to(device)
-    opt = BasisAdam(params, {k: residual_axis(k) for k in params}, rotations, lr=tcfg.lr,
-                    betas=(tcfg.beta1, tcfg.beta2), eps=tcfg.eps)
+    # train() groups runs by update rule: plain and rotated Adam share Adam's (R = I for plain)
+    update = UPDATES[of(cfg0).update]
+    opt = update(params, {k: residual_axis(k) for k in params}, rotations, lr=tcfg.lr,
+                 betas=(tcfg.beta1, tcfg.beta2), eps=tcfg.eps)
     if start:
         opt.load_members([ck["optimizer"] for _, ck in group], group[0][1]["step"])
     recipes = [recipe(c.recipe, model.n_slices) for c in cfgs]

@@ -23,6 +23,7 @@ from anchorkit import criteria, regimes, scout
 from anchorkit.executor import execute
 from anchorkit.formatting import and_list, captioned
 from anchorkit.measure import KEPT_THRESHOLD
+from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM, optimizer
 from anchorkit.profiles import SCOUT as SCOUT_PROFILE
 from anchorkit.profiles import Profile
 from anchorkit.profiles import profile as resolve_profile
@@ -66,13 +67,13 @@ def keeps(row) -> bool:
 def viable(anchors: pd.DataFrame) -> bool:
     """At least one rotated falloff run keeps its anchor by the rule (rows of one run length,
     measured at its end)."""
-    rot = anchors[anchors.optimizer == "rotated"]
+    rot = anchors[anchors.optimizer == ROTATED_ADAM.name]
     return bool(len(rot) and any(keeps(r) for _, r in rot.iterrows()))
 
 
 def premise_short_enough(premise: pd.DataFrame) -> bool:
     """The cheaper length's premise on every seed (rows of the controls at that length)."""
-    rot = premise[premise.optimizer == "rotated"]
+    rot = premise[premise.optimizer == ROTATED_ADAM.name]
     if rot.seed.nunique() < len(SEEDS) or premise.seed.nunique() < len(SEEDS):
         return False
     s = SHORT_PREMISE
@@ -167,8 +168,7 @@ def anchor_table(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     a = a[a.epochs == a.run_epochs].sort_values(["run_epochs", "optimizer", "seed"])
     low = a[[c for c in a.columns if c.startswith(("anchored_score_", "control_score_"))]]
     return pd.DataFrame({
-        "epochs": a.run_epochs, "optimizer": a.optimizer.map({"adam": "plain Adam",
-                                                              "rotated": "rotated Adam"}),
+        "epochs": a.run_epochs, "optimizer": a.optimizer.map(lambda n: optimizer(n).label),
         "seed": a.seed, "raw removal": a.raw_removal, "net removal": a.net_removal,
         "spill": a.spill, "lowest op score (either run)": low.min(axis=1),
         "alignment, slice 3": a.alignment_3, "alignment, slice 4": a.alignment_4,
@@ -182,13 +182,13 @@ def findings_text(tables: dict[str, pd.DataFrame]) -> str:
     a, p = tables["anchors"], tables["premise"]
     a = a[(a.run_epochs == L) & (a.epochs == L)].sort_values("seed")
     p = p[(p.run_epochs == L) & (p.epochs == L)].sort_values("seed")
-    plain = a[a.optimizer == "adam"]
+    plain = a[a.optimizer == PLAIN_ADAM.name]
     low = plain[[c for c in plain.columns if c.startswith(("anchored_score_", "control_score_"))]]
 
     def values(col, rows=plain, fmt=".2f"):
         return and_list([f"{x:{fmt}}" for x in rows[col]])
 
-    pa, pr = p[p.optimizer == "adam"], p[p.optimizer == "rotated"]
+    pa, pr = p[p.optimizer == PLAIN_ADAM.name], p[p.optimizer == ROTATED_ADAM.name]
     seeds = and_list([str(s) for s in plain.seed])
     return (f"Under plain Adam (seeds {seeds}, {L} epochs), falloff's raw removal was "
             f"{values('raw_removal')}, its control's drop under the same edit "

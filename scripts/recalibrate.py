@@ -27,6 +27,7 @@ from anchorkit.executor import check_scheduler, execute, training_graph
 from anchorkit.pairs import Pair, measured
 from anchorkit.provenance import machine, source_state
 from anchorkit.store import RunStore
+from anchorkit.optimizers import ARM_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "calibration" / "second-regime"
@@ -36,7 +37,7 @@ def measure_all(store) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Every candidate pair whose two runs are finished: criteria rows, results and dose rows."""
     crit, results, doses = [], [], []
     for name in rc.ORDER:
-        for opt in ("adam", "rotated"):
+        for opt in ARM_NAMES:
             for a, c in rc.runs(name, opt):
                 if not (store.has_final(a) and store.has_final(c)):
                     continue

@@ -25,6 +25,7 @@ from anchorkit.executor import check_scheduler, execute, training_graph
 from anchorkit.regimes import REGIMES
 from anchorkit.store import RunStore, StoreError
 from anchorkit.studies import STUDIES, study_runs
+from anchorkit import optimizers
 
 
 def parse_setting(item: str, fields: dict) -> tuple[str, str, object]:
@@ -63,7 +64,7 @@ def configs_from_args(args) -> list[RunConfig]:
     for r in args.recipes:
         check_choice("recipe", r, RECIPES)
     for o in args.optimizers:
-        check_choice("optimizer", o, ("adam", "rotated"))
+        check_choice("optimizer", o, optimizers.names())
     return [RunConfig(seed=s, recipe=r, optimizer=o, epochs=args.epochs, model=model, train=tr,
                       task=task)
             for o in args.optimizers for r in args.recipes for s in args.seeds]

@@ -86,14 +86,13 @@ def test_killed_and_resumed_run_matches_an_uninterrupted_one(tmp_path, optimizer
 
 
 def test_each_rotated_member_of_a_mixed_ensemble_gets_its_own_seeds_rotation(monkeypatch):
-    import anchorkit.train as training
     from anchorkit.model import haar_rotation
+    from anchorkit.optim import UPDATES, BasisAdam
 
     given = []
-    real = training.BasisAdam
-    monkeypatch.setattr(training, "BasisAdam",
+    monkeypatch.setitem(UPDATES, "adam",
                         lambda params, axes, rotations, **kw: given.append(rotations)
-                        or real(params, axes, rotations, **kw))
+                        or BasisAdam(params, axes, rotations, **kw))
     cfgs = [small(seed=3, optimizer="rotated", epochs=1), small(seed=4, epochs=1),
             small(seed=5, recipe="falloff", optimizer="rotated", epochs=1)]
     train(cfgs, progress=False)

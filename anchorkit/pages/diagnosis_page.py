@@ -18,10 +18,11 @@ from anchorkit.provenance import has_tables, read_tables
 from anchorkit.rank import LOW_RANK_VERDICT, beyond_input
 from anchorkit.regimes import REPORT, SECOND, SECOND_EPOCHS
 from anchorkit.studies import PAPER_SEEDS
+from anchorkit.optimizers import QUESTION, ROTATED_ADAM
 
 TABLES = ("rank_curves", "probe", "ranks", "rank_verdicts", "probe_verdicts", "overlap",
           "overlap_targets", "overlap_verdicts", "relation", "mirror", "notable")
-ARMS = {"rotated": "rotated Adam", "adam": "plain Adam"}
+ARMS = {o.name: o.label for o in reversed(QUESTION)}  # rotated first, as the tables list them
 TARGET_NAMES = {"spike": "energy spike", "syntax": "syntax-holding vector",
                 "costliest": "costliest direction"}
 
@@ -163,7 +164,7 @@ def verdict_word(holds: bool) -> str:
 def syntax_is_spike(t) -> tuple[int, int]:
     """Rotated controls whose syntax-holding vector is their energy spike, of those with one."""
     g = t["overlap_targets"]
-    g = g[(g.optimizer == "rotated") & g.syntax.notna()]
+    g = g[(g.optimizer == ROTATED_ADAM.name) & g.syntax.notna()]
     return int((g.syntax.astype(int) == g.spike.astype(int)).sum()), len(g)
 
 
@@ -171,10 +172,10 @@ def selection(t) -> str:
     """The second regime's viability check against its paper seeds: rotated falloff runs whose
     raw removal kept the anchor."""
     a = t["anchors"]
-    cal = a[(a.optimizer == "rotated") & (a.recipe != "control") & (a.epochs == a.run_epochs)
+    cal = a[(a.optimizer == ROTATED_ADAM.name) & (a.recipe != "control") & (a.epochs == a.run_epochs)
             & (a.run_epochs == SECOND_EPOCHS)]  # the paper's length, at its end
     r = t["results"]
-    paper = r[(r.optimizer == "rotated") & (r.recipe != "control")]
+    paper = r[(r.optimizer == ROTATED_ADAM.name) & (r.recipe != "control")]
     return (f"kept on {int(cal.kept_raw.sum())} of {len(cal)} rotated calibration runs, on "
             f"{int(paper.kept_raw.sum())} of {len(paper)} rotated paper seeds")
 

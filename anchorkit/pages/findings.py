@@ -19,15 +19,16 @@ from anchorkit.ledger import E2A_SOURCE, KEPT_LINE, removal_se, tally, verdict_l
 from anchorkit.recalibration import MET, criteria_row
 from anchorkit.stats import loss_rate
 from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from anchorkit.optimizers import PLAIN_ADAM, QUESTION, ROTATED_ADAM
 
-ARMS = {"rotated": "rotated Adam", "adam": "plain Adam"}
+ARMS = {o.name: o.label for o in reversed(QUESTION)}  # rotated first, as the tables list them
 SAME = 0.05  # two medians within this read as the same (alignment, net removal), stated on the page
 DECIDES = 0.05  # the sign test's level: below it, the arms' difference in losses is decided
 
 
 def _arms(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    rot = results[results.optimizer == "rotated"].sort_values("seed")
-    sto = results[results.optimizer == "adam"].sort_values("seed")
+    rot = results[results.optimizer == ROTATED_ADAM.name].sort_values("seed")
+    sto = results[results.optimizer == PLAIN_ADAM.name].sort_values("seed")
     return rot, sto
 
 

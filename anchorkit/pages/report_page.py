@@ -22,6 +22,7 @@ from anchorkit.pages.page import REPORTS
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.regimes import REPORT, SECOND, WEAK, Regime
 from anchorkit.formatting import by_seed, captioned, count_moved
+from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 NOT_YET = ("the second regime's tables are not computed yet (`python -m scripts.execute_studies "
            f"--compute --regime {SECOND.name} rotated-basis`)")
@@ -72,7 +73,7 @@ def criterion_figures(results: pd.DataFrame) -> tuple[str, str]:
     """The weak-basis regime's falloff runs short of the calibration's removal criterion: the
     report's clause, and the Methods page's sentence."""
     short = results.raw_removal < criteria.REMOVAL_MIN
-    rot, plain = int(short[results.optimizer == "rotated"].sum()), int(short[results.optimizer == "adam"].sum())
+    rot, plain = int(short[results.optimizer == ROTATED_ADAM.name].sum()), int(short[results.optimizer == PLAIN_ADAM.name].sum())
     counts = (f"{int(short.sum())} of the {len(results)} weak-basis falloff runs of this page ({rot} "
               f"under rotated Adam, {plain} under plain Adam) remove less than {criteria.REMOVAL_MIN} "
               "of difference at full dose")

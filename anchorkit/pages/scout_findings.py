@@ -16,6 +16,7 @@ from anchorkit.scout import (FUNCTIONAL_COST, REPORT_TOKENS, ROTATED_AXES_MAX, R
                              ROTATED_RATIO, ROTATED_SHARE, SCORE_MIN, cost_first, functional,
                              reversed_basis)
 from anchorkit.task import SYNTAX
+from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 
 def decision_text(decision: pd.Series, regimes: pd.DataFrame) -> str:
@@ -70,7 +71,7 @@ def _elsewhere(premise: pd.DataFrame, share: pd.DataFrame) -> str:
     plain = premise.assign(costliest=premise[["top_cost", "costliest_other_cost"]].max(axis=1),
                            elsewhere=premise["costliest_other_cost"] > premise["top_cost"])
     most = _best(plain, "adam", "costliest")
-    cell = plain[(plain.optimizer == "adam") & (plain.regime == most["regime"])
+    cell = plain[(plain.optimizer == PLAIN_ADAM.name) & (plain.regime == most["regime"])
                  & (plain.epochs == most["epochs"])].sort_values("seed")
     tops = and_list([f"{x:.2f}" for x in cell["top_cost"]])
     return (
@@ -138,8 +139,8 @@ def premise_by_seed(premise: pd.DataFrame) -> pd.DataFrame:
     """One row per regime, length and seed: the plain-Adam control and its rotated twin side by
     side, in the decision rule's terms, cheapest first."""
     keys = ["regime", "epochs", "seed"]
-    p = premise[premise.optimizer == "adam"].assign(syntax_kth=lambda d: syntax_kth(d))
-    r = premise[premise.optimizer == "rotated"]
+    p = premise[premise.optimizer == PLAIN_ADAM.name].assign(syntax_kth=lambda d: syntax_kth(d))
+    r = premise[premise.optimizer == ROTATED_ADAM.name]
 
     def side(df, columns, suffix):
         return df[keys + columns].rename(columns={c: f"{c}_{suffix}" for c in columns})

@@ -22,6 +22,7 @@ from anchorkit.formatting import number
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, tally
 from anchorkit.regimes import Regime
 from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 WORDS = 120
 CLAIM_ID = re.compile(r"\b(?:P[0-4]|E[1-3][a-h]′?|L1|S1)(?![\w])")
@@ -63,10 +64,10 @@ class RegimeFacts:
 
 def regime_facts(regime: Regime, claims: pd.DataFrame, tables: dict) -> RegimeFacts:
     results, alignment = tables["results"], tables["alignment"]
-    plain = results[results.optimizer == "adam"]
-    rot = results[results.optimizer == "rotated"]
+    plain = results[results.optimizer == PLAIN_ADAM.name]
+    rot = results[results.optimizer == ROTATED_ADAM.name]
     a = alignment[(alignment.role == "anchored") & (alignment.context == "difference")
-                  & (alignment.optimizer == "rotated") & (alignment.slice >= 3)]
+                  & (alignment.optimizer == ROTATED_ADAM.name) & (alignment.slice >= 3)]
     met = criteria_table(results, alignment, tables["dose"])["meets all"]
     return RegimeFacts(regime.title, int(rot.seed.nunique()), premise_state(claims),
                        float(plain.control_top_share_axes.median()), int(met.sum()), len(met),
