@@ -14,7 +14,9 @@ Tolerances (stated once, used by every rule): a size quoted as a range allows th
 by ``SHARE_TOL`` (energy shares, |cos|, alignment) or ``SCORE_TOL`` (removal, landing, task
 scores); "about x" allows x ± ``ABOUT``; an ordering of two quantities needs their paired
 difference to be at least ``RESOLUTION`` (a few probe contexts), so that two costs both near zero
-never order. A kept/lost line is blurred by one standard error of the removal it classifies
+never order. A size whose region has two bounds also carries an equivalence margin
+(``Figure.margin``, the measure's unit tolerance, stated per claim in ``SOURCE``): an interval
+within it of a bound is decided (``verdicts.size_verdict``). A kept/lost line is blurred by one standard error of the removal it classifies
 (``REMOVAL_SE``). Every |cos| claim is shown beside its chance level (``chance_cos``): the median
 largest |cos| of a random unit vector with the 64 vectors of a basis, and its 95th percentile, the
 level below which a |cos| places a token on no vector.
@@ -41,7 +43,9 @@ from anchorkit.provenance import has_tables, read_tables
 from anchorkit.task import SYNTAX
 from anchorkit.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                 VERDICTS, about_share, combine, count_verdict, every, most,
-                                none_of, relation_interval, relation_verdict, seeds_needed, size)
+                                none_of, relation_interval, relation_verdict, seeds_needed, size,
+                                Region, margin_case)
+from anchorkit.optimizers import ROTATED_ADAM
 
 SHARE_TOL = 0.05  # energy shares, |cos|, alignment
 SCORE_TOL = 0.03  # removal, landing, scores (about one run's sampling error of removal)
@@ -67,6 +71,7 @@ class Figure:
 
     printed: str | tuple[str, str]
     tol: float = 0.0
+    margin: float = 0.0  # the equivalence margin of a two-sided size (``verdicts.Region``)
 
     @property
     def low(self) -> float:
@@ -81,9 +86,9 @@ class Figure:
         """The figure (a range's midpoint)."""
         return (self.low + self.high) / 2
 
-    def region(self) -> tuple[float, float]:
-        """What the claim allows: the figure widened by the tolerance."""
-        return self.low - self.tol, self.high + self.tol
+    def region(self) -> Region:
+        """What the claim allows: the figure widened by the tolerance, with its margin."""
+        return Region(self.low - self.tol, self.high + self.tol, self.margin)
 
     def __str__(self) -> str:
         if not isinstance(self.printed, tuple):
@@ -109,21 +114,24 @@ SOURCE: dict[str, dict[str, object]] = {
     # existence: the source's plain controls (P2) against its rotated controls' axes (E3a)
     "P0": {"plain": Figure("0.5"), "axes": Figure(("0.05", "0.10")), "axes_median": Figure("0.07")},
     "P1": {"cos": Figure(("0.86", "1.0"), SHARE_TOL)},
-    "P2": {"share": Figure("0.5", ABOUT)},
-    "P3": {"axis": Figure("0.03", 0.02), "random": Figure(("0.08", "0.13"), 0.02)},
+    "P2": {"share": Figure("0.5", ABOUT, SHARE_TOL)},
+    "P3": {"axis": Figure("0.03", 0.02, RESOLUTION),
+           "random": Figure(("0.08", "0.13"), 0.02, RESOLUTION)},
+    # "the same structure": rotated Adam's top rotated share minus its plain twin's top axis share
+    "P4": {"same": Figure("0", SHARE_TOL, SHARE_TOL)},
     "E1a": {"kept": Count(8, 8)},
-    "E1b": {"alignment": Figure("0.6", ABOUT), "gap": Figure("0.04", RESOLUTION),
+    "E1b": {"alignment": Figure("0.6", ABOUT, SHARE_TOL), "gap": Figure("0.04", RESOLUTION),
             "close": Count(8, 8)},
-    "E1c": {"alignment": Figure(("0.1", "0.2"), SHARE_TOL)},
+    "E1c": {"alignment": Figure(("0.1", "0.2"), SHARE_TOL, SHARE_TOL)},
     # "a few hundredths": the source's rotated runs at 0.06 against their twins' 0.02
-    "E1d": {"rotated": Figure("0.06"), "twin": Figure("0.02"), "few": Figure(("0.02", "0.06"))},
-    "E2a": {"rotated": Figure(("0.97", "0.99"), SCORE_TOL), "rotated_median": Figure("0.98"),
+    "E1d": {"rotated": Figure("0.06"), "twin": Figure("0.02"), "few": Figure(("0.02", "0.06"), 0.0, RESOLUTION)},
+    "E2a": {"rotated": Figure(("0.97", "0.99"), SCORE_TOL, SCORE_TOL), "rotated_median": Figure("0.98"),
             "stored": Figure(("0.87", "0.99")), "stored_median": Figure("0.96"),
             "lowest": Figure("0.87", SCORE_TOL), "high": Count(16, 16)},
     "E2b": {"net": tuple(Figure(v) for v in ("0.90", "0.84", "0.47", "0.60", "0.80", "0.86",
                                              "0.26", "0.90")),
             "lost": Count(2, 8), "raw": Figure("0.97"),
-            "stored_drop": Figure(("0.07", "0.19"), SCORE_TOL)},
+            "stored_drop": Figure(("0.07", "0.19"), SCORE_TOL, SCORE_TOL)},
     # the two groups of the source's rotated controls by cos(e₁, syntax-holding vector)
     "E2c": {"drop": Figure(("0.07", "0.72")), "low_group": Figure("0.11"),
             "high_group": Figure(("0.25", "0.26")), "big": Count(2, 2), "r": Figure("0.94")},
@@ -132,18 +140,18 @@ SOURCE: dict[str, dict[str, object]] = {
             "seeds": Count(2, 2), "stored_runs": Count(8, 8)},
     "E2e": {"spill": Figure("0.02"), "net": Figure("0.000"), "net_range": Figure(("−0.009", "0.005")),
             "raw": Figure("0.017"), "within": Count(8, 8)},
-    "E2f": {"landing": Figure(("0.42", "0.54"), SCORE_TOL), "median": Figure("0.50"),
+    "E2f": {"landing": Figure(("0.42", "0.54"), SCORE_TOL, SCORE_TOL), "median": Figure("0.50"),
             "stored": Figure("0.52")},
-    "E2g": {"change": Figure(("−0.013", "0.006"), 0.01), "median": Figure("−0.001")},
+    "E2g": {"change": Figure(("−0.013", "0.006"), 0.01, RESOLUTION), "median": Figure("−0.001")},
     "E2h": {"lost": Count(0, 8)},
-    "E3a": {"rotated": Figure(("0.46", "0.50"), SHARE_TOL), "rotated_median": Figure("0.48"),
-            "axes": Figure(("0.05", "0.10"), SHARE_TOL), "axes_median": Figure("0.07")},
-    "E3b": {"axes": Figure(("2.9", "3.4"), KURTOSIS_TOL), "axes_median": Figure("3.2"),
-            "rotated": Figure(("4.0", "4.4"), KURTOSIS_TOL), "rotated_median": Figure("4.2")},
+    "E3a": {"rotated": Figure(("0.46", "0.50"), SHARE_TOL, SHARE_TOL), "rotated_median": Figure("0.48"),
+            "axes": Figure(("0.05", "0.10"), SHARE_TOL, SHARE_TOL), "axes_median": Figure("0.07")},
+    "E3b": {"axes": Figure(("2.9", "3.4"), KURTOSIS_TOL, KURTOSIS_TOL), "axes_median": Figure("3.2"),
+            "rotated": Figure(("4.0", "4.4"), KURTOSIS_TOL, KURTOSIS_TOL), "rotated_median": Figure("4.2")},
     "E3c": {"cos": Figure(("0.74", "0.99"), SHARE_TOL), "cos_median": Figure("0.88"),
             "most": Count(5, 8)},  # "on most seeds": the fewest of 8 that is most
     "E3d": {"moved": Count(3, 8)},
-    "E3e": {"axes": Figure("0.07"), "off": Figure("0.03"), "spike": Figure("0.57", 0.2)},
+    "E3e": {"axes": Figure("0.07"), "off": Figure("0.03"), "spike": Figure("0.57", 0.2, SCORE_TOL)},
     "E3e′": {"e1": Figure(("0.09", "0.10"), SCORE_TOL), "median": Figure("0.10"),
              "every": Count(8, 8)},
     "L1": {"moved": Count(3, 8)},
@@ -204,8 +212,23 @@ def sized(name: str, values, region: tuple[float, float], fmt: str = ".2f",
     need = ""
     if verdict == UNDECIDED:
         need = needed_text(seeds_needed(pd.Series(values, dtype=float).dropna(), region))
+    else:
+        need = margin_words(margin_case(low, high, region), med, region, fmt)
     return Part(name, f"{what}{number(med, fmt)} ({interval_text(low, high, fmt)}, n = {n}){need}",
                 verdict)
+
+
+def margin_words(case: str | None, med: float, region, fmt: str) -> str:
+    """What a decided size says when its equivalence margin was needed (``verdicts.margin_case``)."""
+    if case is None:
+        return ""
+    m = f"the equivalence margin ±{number(region.margin, fmt)}"
+    if case == "within":
+        return f"; the interval passes the region's bound by less than {m}"
+    if case == "apart":
+        return f"; the interval reaches into the region by less than {m}"
+    side = "inside" if region[0] <= med <= region[1] else "outside"
+    return f"; the interval lies within {m} of a bound: the median, {side} the region, decides"
 
 
 NEEDED_MAX = 1000  # above this many seeds, "more than" (the guide is rough)
@@ -352,7 +375,8 @@ def p4(t):
               (SHARE_TOL, INF), ".3f", "rotated minus axis share, per rotated control "),
         sized("as strong as plain Adam's", _paired(rot, sto, "control_top_share_rotated",
                                                   "control_top_share_axes"),
-              (-SHARE_TOL, SHARE_TOL), ".3f", "rotated share minus the plain twin's axis share ")])
+              SOURCE["P4"]["same"].region(), ".3f",
+              "rotated share minus the plain twin's axis share ")])
 
 
 # ------------------------------------------------------------------------------ E1
@@ -411,7 +435,7 @@ def e1c(t):
     a = _alignment(t)
     if a is None:
         return _missing()
-    other = a[(a.context == "other") & (a.slice >= 1) & (a.optimizer == "rotated")]
+    other = a[(a.context == "other") & (a.slice >= 1) & (a.optimizer == ROTATED_ADAM.name)]
     src = SOURCE["E1c"]["alignment"]
     return judged([sized(str(src), other.groupby("seed").alignment.mean(), src.region(), ".2f",
                          "slices 1–4, rotated ")])
@@ -479,7 +503,7 @@ def _quarter(t: Tables) -> pd.DataFrame | None:
     o, rot = t.get("diagnosis", "overlap_targets"), _results(t, "rotated")
     if o is None or rot is None:
         return None
-    o = o[o.optimizer == "rotated"].merge(
+    o = o[o.optimizer == ROTATED_ADAM.name].merge(
         rot[["control_run", "raw_spill", "control_other_ops"]], left_on="run",
         right_on="control_run")
     return o
@@ -493,7 +517,7 @@ def e2c(t):
     big = int((at.control_drop >= KEPT_LINE).sum())
     src = SOURCE["E2c"]
     def row(measure):
-        rows = rel[(rel.optimizer == "rotated") & (rel.measure == measure)
+        rows = rel[(rel.optimizer == ROTATED_ADAM.name) & (rel.measure == measure)
                    & (rel.against == "cos_e1_syntax")]
         return rows.iloc[0] if len(rows) else None
 
@@ -633,7 +657,7 @@ def e3c(t):
     if o is None:
         parts.append(Part("on the spike's vector on most seeds", "not measured", NOT_COMPARABLE))
     else:
-        o = o[(o.optimizer == "rotated") & o.syntax.notna()]
+        o = o[(o.optimizer == ROTATED_ADAM.name) & o.syntax.notna()]
         on = int((o.syntax == o.spike).sum())
         parts.append(counted("on the spike's vector on most seeds", on, len(o),
                              (src["most"].k, src["most"].n), most,
@@ -863,6 +887,15 @@ CLAIMS = [
 ]
 
 
+def margins_text(claim: str) -> str:
+    """The equivalence margins a claim's sizes carry (``SOURCE``), as the rule's last clause."""
+    m = sorted({f.margin for f in SOURCE.get(claim, {}).values()
+                if isinstance(f, Figure) and f.margin > 0})
+    if not m:
+        return ""
+    return f"; equivalence margin ±{' and ±'.join(f'{v:g}' for v in m)}"
+
+
 def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
     """One row per claim: id, section, claim, the source's figure, the rule, and for the regime
     whose tables are in ``where``: our figure and the verdict."""
@@ -872,7 +905,8 @@ def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
         ours, verdict = c.ours(t)
         assert verdict in VERDICTS, (c.id, verdict)
         rows.append({"id": c.id, "section": c.section, "claim": c.claim, "source": c.source,
-                     "rule": c.rule, "regime": regime, "ours": ours, "verdict": verdict})
+                     "rule": c.rule + margins_text(c.id), "regime": regime, "ours": ours,
+                     "verdict": verdict})
     return pd.DataFrame(rows)
 
 

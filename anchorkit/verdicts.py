@@ -27,9 +27,18 @@ claim, three comparisons:
 - **A relation** (Pearson r across seeds): our r with its Fisher-z 95% interval. Excluding the
   source's r: not reproduced; above zero and containing it: reproduced; else cannot be decided.
 
+A size claim whose region has two bounds carries an **equivalence margin** (``Region.margin``,
+stated per claim in ``ledger.SOURCE`` before the recalibrated column's tables were read): values
+within the margin of a bound are not told apart. An interval that straddles a bound is reproduced
+when it lies inside the region widened by the margin, not reproduced when it misses the region
+narrowed by it, and when it does both (it lies within the margin of the bound) the median's side
+decides; the text says when the margin was needed. Without a margin a median on a bound is
+decided by no number of seeds; with one, every interval narrower than the margin is decided.
+
 A size that cannot be decided carries the seeds that would decide it (``seeds_needed``: the
-median's large-sample error set against the distance to the region's nearer bound, a rough guide
-that assumes the spread stays as seen; no number of seeds when the median sits on the bound).
+median's large-sample error set against the distance to the region's nearer bound, plus the
+margin where there is one, a rough guide that assumes the spread stays as seen; no number of seeds when the median sits on a
+bound without a margin).
 
 A claim of several named parts is reproduced when every part is, not reproduced when any part is
 not, cannot be decided when a part cannot (and none failed), and not comparable when a part is not
@@ -70,14 +79,63 @@ def median_interval(values, confidence: float = CONFIDENCE) -> tuple[float, floa
     return med, float(x[j - 1]), float(x[n - j])
 
 
-def size_verdict(low: float, high: float, region: tuple[float, float]) -> str:
-    """An interval (low, high) against the region a claim allows (its bounds included)."""
+class Region(tuple):
+    """What a size claim allows, ``(low, high)`` (bounds included), with its **equivalence
+    margin** (``margin``, 0 for none): the distance from a bound within which two values are not
+    told apart. A plain ``(low, high)`` tuple is a region without a margin."""
+
+    margin: float
+
+    def __new__(cls, low: float, high: float, margin: float = 0.0):
+        if margin < 0:
+            raise ValueError(f"margin {margin}: expected at least 0")
+        r = super().__new__(cls, (low, high))
+        r.margin = float(margin)
+        return r
+
+
+def margin_of(region) -> float:
+    return getattr(region, "margin", 0.0)
+
+
+def size_verdict(low: float, high: float, region: tuple[float, float], median: float) -> str:
+    """An interval (low, high) with its median against the region a claim allows (bounds
+    included) and the region's equivalence margin m. Inside the region: reproduced; missing it:
+    not reproduced. Otherwise it straddles a bound: inside the region widened by m and missing
+    the region narrowed by m (the interval lies within m of the bound), the median's side of the
+    bound decides; inside the widened region only, reproduced; missing the narrowed region only,
+    not reproduced; neither, cannot be decided. Without a margin a straddling interval cannot be
+    decided, and a median on a bound is decided by no number of seeds; with one, every interval
+    narrower than m is decided."""
     lo, hi = region
-    if lo <= low and high <= hi:
+    m = margin_of(region)
+    inner_lo, inner_hi = lo + m, hi - m                # the region narrowed by m (a region
+    if inner_lo > inner_hi:                            # narrower than 2m: its midpoint)
+        inner_lo = inner_hi = (lo + hi) / 2
+    within = lo - m <= low and high <= hi + m          # inside the widened region
+    apart = high < inner_lo or low > inner_hi          # misses the narrowed region
+    if within and apart:
+        return REPRODUCED if lo <= median <= hi else NOT_REPRODUCED
+    if within:
         return REPRODUCED
-    if high < lo or low > hi:
+    if apart:
         return NOT_REPRODUCED
     return UNDECIDED
+
+
+def margin_case(low: float, high: float, region) -> str | None:
+    """How the margin entered a decided verdict: ``"within"`` (the interval passes a bound by
+    less than the margin), ``"apart"`` (it reaches into the region by less than the margin),
+    ``"both"`` (it lies within the margin of a bound: the median's side decided), or None (the
+    margin was not needed, or the verdict is undecided)."""
+    lo, hi = region
+    if margin_of(region) == 0 or (lo <= low and high <= hi) or high < lo or low > hi:
+        return None
+    verdict_within = size_verdict(low, high, region, lo)   # the median inside,
+    verdict_outside = size_verdict(low, high, region, -INF)  # and outside the region
+    if verdict_within != verdict_outside:
+        return "both"
+    return {REPRODUCED: "within", NOT_REPRODUCED: "apart"}.get(verdict_within)
 
 
 def size(values, region: tuple[float, float]) -> tuple[float, float, float, str]:
@@ -85,7 +143,7 @@ def size(values, region: tuple[float, float]) -> tuple[float, float, float, str]
     med, low, high = median_interval(values)
     if math.isnan(med):
         return med, low, high, NOT_COMPARABLE
-    return med, low, high, size_verdict(low, high, region)
+    return med, low, high, size_verdict(low, high, region, med)
 
 
 @dataclass(frozen=True)
@@ -165,6 +223,9 @@ def seeds_needed(values, region: tuple[float, float], confidence: float = CONFID
     gaps = [abs(med - b) for b in region if math.isfinite(b)]
     if not gaps:
         return None
+    m = margin_of(region)
+    if m > 0:  # decided once the half-width fits within m beyond the median's distance to a bound
+        gaps = [g + m for g in gaps]
     if min(gaps) < 1e-9:
         return INF
     sigma = float(np.subtract(*np.percentile(x, [75, 25]))) / 1.349

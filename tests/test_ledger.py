@@ -80,8 +80,20 @@ def test_p0_existence_apart_from_size(plain, rot_axes, expected):
 def test_an_undecided_size_says_the_seeds_that_would_decide_it():
     text, v = ledger.p2(results(adam={"control_top_share_axes": spread(0.3, 0.55)}))
     assert v == U and re.search(r"about \d+ seeds would decide it", text)
-    text, _ = ledger.p2(results(adam={"control_top_share_axes": spread(0.35, 0.45)}))
-    assert "no number of seeds decides a median on the bound" in text  # the median is 0.4
+    # a one-sided claim's median on its bound: no number of seeds decides it
+    text, v = ledger.p0(results(rotated={"control_top_share_axes": 0.0},
+                                adam={"control_top_share_axes": spread(0.0, 0.1)}))
+    assert v == U and "no number of seeds decides a median on the bound" in text
+
+
+def test_a_two_sided_size_on_its_bound_is_decided_by_its_margin_once_the_interval_is_narrow():
+    text, v = ledger.p2(results(adam={"control_top_share_axes": spread(0.35, 0.45)}))
+    assert v == U and re.search(r"about \d+ seeds would decide it", text)  # the median is 0.4
+    text, v = ledger.p2(results(adam={"control_top_share_axes": spread(0.38, 0.42, 16)}, n=16))
+    assert v == R and "the median, inside the region, decides" in text
+    text, v = ledger.p2(results(adam={"control_top_share_axes": spread(0.37, 0.41, 16)}, n=16))
+    assert v == N and "the median, outside the region, decides" in text
+    assert ledger.margins_text("P2") == "; equivalence margin ±0.05" and ledger.margins_text("P0") == ""
 
 
 def basis(rows) -> pd.DataFrame:
@@ -161,12 +173,14 @@ def alignment(diff_deep_rot, diff_deep_adam=None, other_rot=0.15, emb_rot=0.06, 
 
 
 @pytest.mark.parametrize("rot, adam, expected", [
-    (0.6, 0.6, R), (0.9, 0.9, N), (0.6, 0.5, N), (0.9, 0.7, N), (spread(0.55, 0.75), None, U)])
+    (0.6, 0.6, R), (0.9, 0.9, N), (0.6, 0.5, N), (0.9, 0.7, N), (spread(0.55, 0.85), None, U),
+    (spread(0.55, 0.75), None, R)])  # the last passes the bound 0.7 by less than the margin
 def test_e1b_size_and_twins(rot, adam, expected):
     assert verdict(ledger.e1b, alignment(rot, adam)) == expected
 
 
-@pytest.mark.parametrize("other, expected", [(0.15, R), (0.02, N), (0.4, N), (spread(0.1, 0.3), U)])
+@pytest.mark.parametrize("other, expected", [(0.15, R), (0.02, N), (0.4, N), (spread(0.1, 0.4), U),
+                                               (spread(0.1, 0.3), R)])  # within the margin
 def test_e1c_fails_on_either_side(other, expected):
     assert verdict(ledger.e1c, alignment(0.6, other_rot=other)) == expected
 
@@ -279,14 +293,16 @@ def test_every_number_a_claim_quotes_from_the_source_is_in_the_table():
 
 
 @pytest.mark.parametrize("landing, expected", [(0.5, R), (0.3, N), (0.7, N),
-                                               (spread(0.4, 0.6), U)])
+                                               (spread(0.4, 0.7), U),
+                                               (spread(0.4, 0.6), R)])  # within the margin
 def test_e2f_landing_either_side(landing, expected):
     assert verdict(ledger.e2f, results(rotated={"landing": landing},
                                        adam={"landing": landing})) == expected
 
 
 @pytest.mark.parametrize("change, expected", [(0.0, R), (-0.05, N), (0.05, N),
-                                              (spread(-0.03, 0.0), U)])
+                                              (spread(-0.05, 0.0), U),
+                                              (spread(-0.03, 0.0), R)])  # within the margin
 def test_e2g_task_change_either_side(change, expected):
     assert verdict(ledger.e2g, results(rotated={"task_change": change},
                                        adam={"task_change": change})) == expected
@@ -299,7 +315,8 @@ def test_e2h_none_lost_by_raw_removal(raw, expected):
 
 
 @pytest.mark.parametrize("top, axes, plain, expected", [
-    (0.48, 0.07, 0.5, R), (0.2, 0.3, 0.5, N), (0.1, 0.07, 0.5, N), (spread(0.4, 0.6), 0.07, 0.5, U),
+    (0.48, 0.07, 0.5, R), (0.2, 0.3, 0.5, N), (0.1, 0.07, 0.5, N), (spread(0.4, 0.7), 0.07, 0.5, U),
+    (spread(0.4, 0.6), 0.07, 0.5, R),  # within the margin
     (0.48, 0.07, 0.1, NC)])  # plain Adam's axes are flat too: "stay flat" says nothing
 def test_e3a_two_sizes_and_flat_axes_only_where_plain_adam_has_structure(top, axes, plain,
                                                                           expected):

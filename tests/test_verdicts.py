@@ -41,7 +41,47 @@ def test_the_median_interval_covers_at_least_95_percent_of_the_time():
     ((0.45, 0.55), R), ((0.4, 0.6), R), ((0.61, 0.7), N), ((0.1, 0.39), N), ((0.3, 0.5), U),
     ((0.5, 0.9), U), ((0.1, 0.9), U)])
 def test_a_size_is_judged_by_where_its_interval_lies(interval, expected):
-    assert v.size_verdict(*interval, (0.4, 0.6)) == expected
+    for median in (interval[0], sum(interval) / 2, interval[1]):  # without a margin it never counts
+        assert v.size_verdict(*interval, (0.4, 0.6), median) == expected
+        assert v.size_verdict(*interval, v.Region(0.4, 0.6), median) == expected
+
+
+# the region 0.4-0.6 with the equivalence margin 0.05: widened 0.35-0.65, narrowed 0.45-0.55
+@pytest.mark.parametrize("interval, median, expected, case", [
+    ((0.45, 0.55), 0.5, R, None),       # inside: the margin is not needed
+    ((0.1, 0.3), 0.2, N, None),         # missing the region
+    ((0.37, 0.5), 0.45, R, "within"),   # passes the bound 0.4 by less than the margin
+    ((0.30, 0.43), 0.36, N, "apart"),   # reaches into the region by less than the margin
+    ((0.38, 0.43), 0.41, R, "both"),    # within the margin of the bound: the median's side
+    ((0.37, 0.42), 0.39, N, "both"),
+    ((0.2, 0.5), 0.35, U, None),        # from beyond the widened bound into the narrowed region
+    ((0.1, 0.9), 0.5, U, None)])
+def test_an_equivalence_margin_gives_every_verdict_and_says_when_it_was_needed(
+        interval, median, expected, case):
+    region = v.Region(0.4, 0.6, 0.05)
+    assert v.size_verdict(*interval, region, median) == expected
+    assert v.margin_case(*interval, region) == case
+
+
+def test_a_median_on_a_bound_is_decided_with_a_margin_and_never_without():
+    rng = np.random.default_rng(1)
+    for n in (64, 256):
+        x = 0.4 + rng.normal(0, 0.02, n)  # a true median on the bound 0.4
+        _, low, high, plain = v.size(x, (0.4, 0.6))
+        assert plain == U and low < 0.4 < high
+        assert v.size(x, v.Region(0.4, 0.6, 0.05))[-1] in (R, N)
+    x = [0.38, 0.39, 0.395, 0.4, 0.4, 0.405, 0.41, 0.42]
+    assert v.seeds_needed(x, (0.4, 0.6)) == INF
+    assert math.isfinite(v.seeds_needed(x, v.Region(0.4, 0.6, 0.05)))
+
+
+def test_a_region_narrower_than_twice_its_margin_still_leaves_wide_intervals_undecided():
+    region = v.Region(0.5, 0.52, 0.05)  # narrowed, it is its midpoint 0.51
+    assert v.size_verdict(0.2, 0.9, region, 0.51) == U
+    assert v.size_verdict(0.49, 0.53, region, 0.51) == R
+    assert v.size_verdict(0.3, 0.5, region, 0.45) == N  # misses the midpoint, reaches the region
+    with pytest.raises(ValueError, match="margin"):
+        v.Region(0, 1, -0.1)
 
 
 def test_a_size_with_too_few_seeds_cannot_be_decided_and_without_values_is_not_comparable():
