@@ -20,6 +20,10 @@ Every threshold a rule uses is a constant here, imported by the code that judges
 from __future__ import annotations
 
 from anchorkit import criteria
+from anchorkit.regimes import SECOND
+
+# the regime whose missing removal the diagnosis sets out to explain (its first screen's regime)
+FOCUS = SECOND
 
 # ---------------------------------------------------------------------- part 1: rank
 RANKS = tuple(range(1, 9))  # k = 1…8 directions projected out together (e₁ first)

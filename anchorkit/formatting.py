@@ -1,4 +1,4 @@
-"""How numbers, counts and tables read on a page: ``median (min to max)`` summaries, no
+"""How numbers, counts and tables read on a page: ``median (range min to max)`` summaries, no
 negative zero, counts with their denominators, seeds, captioned and per-seed tables, and the
 mark on a figure glued into the prose. Nothing here knows a result."""
 
@@ -12,11 +12,12 @@ import pandas as pd
 
 
 def summary(values, fmt: str = ".2f") -> str:
-    """``median (min to max)`` over seeds, as the book quotes every summary."""
+    """``median (range min to max)`` over seeds, as the book quotes every summary: the word says
+    that the parentheses hold the values' range, not an interval (which reads ``95% interval``)."""
     v = pd.Series(values, dtype=float).dropna()
     if v.empty:
         return "n/a"
-    return f"{number(v.median(), fmt)} ({number(v.min(), fmt)} to {number(v.max(), fmt)})"
+    return f"{number(v.median(), fmt)} (range {number(v.min(), fmt)} to {number(v.max(), fmt)})"
 
 
 def number(x: float, fmt: str = ".2f") -> str:

@@ -36,7 +36,7 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from anchorkit import criteria
-from anchorkit.regimes import SECOND, WEAK
+from anchorkit.regimes import REPORT
 from anchorkit.formatting import number, summary
 from anchorkit.measure import OVER_REMOVAL_Z, chance_cos
 from anchorkit.provenance import has_tables, read_tables
@@ -887,6 +887,23 @@ CLAIMS = [
 ]
 
 
+# each claim's short name, in words, for the pictures that show every claim at once (the lead
+# picture labels its rows with them; the id stays beside as the key to the ledger's table)
+NAMES = {
+    "P0": "a privileged basis forms", "P1": "syntax tokens on axes", "P2": "one axis holds half",
+    "P3": "an axis is cheap to remove", "P4": "rotated Adam mirrors it",
+    "E1a": "the anchor holds", "E1b": "alignment rises late", "E1c": "other ops stay low",
+    "E1d": "rotated higher at embedding", "E2a": "removal near complete",
+    "E2b": "shortfall in the control", "E2c": "the cosine drives the loss",
+    "E2d": "control loses other ops", "E2e": "spill within criterion",
+    "E2f": "half land on another op", "E2g": "task scores unchanged",
+    "E2h": "no run lost (raw)", "E3a": "a rotated axis holds half", "E3b": "kurtosis reverses",
+    "E3c": "syntax on a rotated axis", "E3d": "falloff's spike moves",
+    "E3e": "the spike's axis is costly", "E3e′": "e₁ costs about a tenth",
+    "L1": "plain spikes move too", "S1": "the loss rate",
+}
+
+
 def margins_text(claim: str) -> str:
     """The equivalence margins a claim's sizes carry (``SOURCE``), as the rule's last clause."""
     m = sorted({f.margin for f in SOURCE.get(claim, {}).values()
@@ -904,7 +921,8 @@ def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
     for c in CLAIMS:
         ours, verdict = c.ours(t)
         assert verdict in VERDICTS, (c.id, verdict)
-        rows.append({"id": c.id, "section": c.section, "claim": c.claim, "source": c.source,
+        rows.append({"id": c.id, "name": NAMES[c.id], "section": c.section, "claim": c.claim,
+                     "source": c.source,
                      "rule": c.rule + margins_text(c.id), "regime": regime, "ours": ours,
                      "verdict": verdict})
     return pd.DataFrame(rows)
@@ -969,13 +987,14 @@ def section_tables(wide: pd.DataFrame) -> list[tuple[str, str]]:
 
 
 def regimes_ledger(reports_dir) -> pd.DataFrame:
-    """The ledger of every regime whose report tables are committed: the weak-basis regime's in
-    ``reports_dir``, the second regime's in ``reports_dir/<regime>/`` once its rotated-basis study
-    is there (``regime`` names each row's)."""
-    tables = [ledger(reports_dir, WEAK.name)]
-    second = SECOND.reports(reports_dir)
-    if has_tables(second / "rotated-basis"):
-        tables.append(ledger(second, SECOND.name))
+    """The ledger of every regime on the report (``regimes.REPORT``, in its order) whose
+    rotated-basis tables are committed under ``reports_dir`` (``Regime.reports``); the first, the
+    regime the method was calibrated in, always (``regime`` names each row's)."""
+    first, *others = REPORT
+    tables = [ledger(first.reports(reports_dir), first.name)]
+    for r in others:
+        if has_tables(r.reports(reports_dir) / "rotated-basis"):
+            tables.append(ledger(r.reports(reports_dir), r.name))
     return pd.concat(tables, ignore_index=True)
 
 

@@ -209,6 +209,32 @@ def test_every_page_loads_without_console_errors_raw_markdown_or_overflow(html, 
     assert problems == {}
 
 
+# the text of legends and axis titles drawn smaller than the book's theme allows
+SMALL_TEXT = """[...document.querySelectorAll('.vega-embed svg .role-legend-label text, '
+  + '.vega-embed svg .role-legend-title text, .vega-embed svg .role-axis-title text')]
+  .filter(t => parseFloat(getComputedStyle(t).fontSize) < %d).map(t => t.textContent).slice(0, 4)"""
+
+
+def test_on_a_phone_no_page_scrolls_sideways_and_every_chart_fits_its_column(html, browser):
+    """At 390 px: the page is no wider than the screen, every chart and table lies inside the
+    content column (or scrolls inside it), and no legend or axis title is under 12 px."""
+    from anchorkit.pages.theme import LEGIBLE
+
+    browser.resize(390, 844)
+    problems = {}
+    for page in _pages(html):
+        browser.clear()
+        browser.open(page)
+        width, screen = browser.js("[document.documentElement.scrollWidth, window.innerWidth]")
+        found = {"overflow": browser.js(OVERFLOW), "small text": browser.js(SMALL_TEXT % LEGIBLE),
+                 "page width": width if width > screen + 1 else None}
+        found = {k: v for k, v in found.items() if v}
+        if found:
+            problems[str(page.relative_to(html))] = found
+    browser.resize(1280)
+    assert problems == {}
+
+
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # pinned in package.json (npm ci)
 # what the audit may still find, by rule, with the reason it is left (none today: the theme's
 # unnamed buttons and sidebar, the charts' unnamed marks and the empty summaries and table headers

@@ -102,3 +102,21 @@ def test_trajectory_panels_are_named_in_the_books_words():
     assert charts.trajectory_label("score_difference") == "difference"
     assert charts.trajectory_label("alignment_difference_4") == "difference contexts, slice 4"
     assert charts.trajectory_label("alignment_other_0") == "other-op contexts, slice 0"
+
+
+def test_the_lead_picture_labels_claims_in_words_and_every_legend_is_legible():
+    from anchorkit import ledger
+    from anchorkit.verdicts import VERDICTS
+
+    table = pd.DataFrame([{"id": i, "name": n, "claim": "c", "regime": r, "verdict": VERDICTS[k % 4],
+                           "ours": "o"} for k, (i, n) in enumerate(ledger.NAMES.items())
+                          for r in ("weak basis", "second regime")])
+    spec = charts.verdict_grid(table).to_dict()
+    labels = [row["label"] for row in spec["datasets"][spec["data"]["name"]]]
+    assert "P0  a privileged basis forms" in labels
+    assert spec["encoding"]["color"]["legend"]["columns"] == 1  # fits a phone's width
+    with pytest.raises(ValueError, match="name"):
+        charts.verdict_grid(table.drop(columns="name"))
+    config = spec["config"]
+    assert config["legend"]["labelFontSize"] >= 12 and config["legend"]["titleFontSize"] >= 12
+    assert config["axis"]["titleFontSize"] >= 12

@@ -9,7 +9,7 @@ from anchorkit.stats import at_least, loss_rate
 
 
 def test_summary_is_median_with_range_and_ignores_missing():
-    assert summary([0.1, 0.3, 0.2, float("nan")]) == "0.20 (0.10 to 0.30)"
+    assert summary([0.1, 0.3, 0.2, float("nan")]) == "0.20 (range 0.10 to 0.30)"
     assert summary([]) == "n/a"
 
 

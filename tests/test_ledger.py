@@ -433,3 +433,11 @@ def test_no_claim_text_keeps_an_unformatted_placeholder():
     for c in ledger.CLAIMS:
         for text in (c.claim, c.source, c.rule):
             assert not re.search(r"\{[A-Za-z_'\[]", text), (c.id, text)
+
+
+def test_every_claim_has_a_short_name_in_words_for_the_lead_picture():
+    ids = [c.id for c in ledger.CLAIMS]
+    assert list(ledger.NAMES) == ids  # one each, in the ledger's order
+    names = list(ledger.NAMES.values())
+    assert len(set(names)) == len(names) and all(0 < len(n) <= 28 for n in names)
+    assert not any(re.search(r"\d\.\d", n) for n in names)  # words, not the source's figures

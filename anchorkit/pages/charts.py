@@ -11,6 +11,7 @@ import pandas as pd
 
 from anchorkit import criteria, essay
 from anchorkit.config import WIDTH, TaskConfig
+from anchorkit.pages.theme import LEGIBLE  # noqa: F401 (registers the book's chart theme)
 from anchorkit.recipes import recipe
 from anchorkit.task import positions
 from anchorkit.verdicts import VERDICTS
@@ -307,20 +308,38 @@ def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame, adopted: str | None 
 VERDICT_COLOURS = dict(zip(VERDICTS, ("#1a9850", "#d73027", "#fdae61", "#bdbdbd")))
 
 
+def two_lines(labels, longest: int = 24) -> str:
+    """A legend's ``labelExpr`` that writes each label longer than ``longest`` characters on two
+    lines, broken at the space nearest its middle (a phone's width holds the legend)."""
+    expr = "datum.label"
+    for label in labels:
+        if len(label) > longest:
+            spaces = [i for i, ch in enumerate(label) if ch == " "]
+            cut = min(spaces, key=lambda i: abs(i - len(label) / 2))
+            expr = f"datum.label == {label!r} ? [{label[:cut]!r}, {label[cut + 1:]!r}] : {expr}"
+    return expr
+
+
 def verdict_grid(ledger: pd.DataFrame):
-    """The reproduction ledger at a glance: one cell per claim (rows, in the ledger's order) and
-    regime (columns), coloured by its verdict; the claim, our figure and the rule on hover."""
-    _require(ledger, ["id", "claim", "regime", "verdict", "ours"], "verdict_grid")
+    """The reproduction ledger at a glance: one cell per claim (rows, in the ledger's order, each
+    labelled by its id and its short name in words) and regime (columns), coloured by its
+    verdict, the legend below in one column; the claim, our figure and the rule on hover. Narrow
+    enough for a phone (about 370 px with three regimes)."""
+    _require(ledger, ["id", "name", "claim", "regime", "verdict", "ours"], "verdict_grid")
     order = list(VERDICT_COLOURS)
-    return alt.Chart(ledger).mark_rect(stroke="white", strokeWidth=2).encode(
-        x=alt.X("regime:N", title=None, sort=list(dict.fromkeys(ledger.regime)),
-                axis=alt.Axis(labelAngle=0, orient="top")),
-        y=alt.Y("id:N", title=None, sort=list(dict.fromkeys(ledger.id))),
+    df = ledger.assign(label=ledger.id + "  " + ledger.name)
+    return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
+        x=alt.X("regime:N", title=None, sort=list(dict.fromkeys(df.regime)),
+                axis=alt.Axis(labelAngle=-50, orient="top", labelAlign="left", labelLimit=130)),
+        y=alt.Y("label:N", title=None, sort=list(dict.fromkeys(df.label)),
+                axis=alt.Axis(labelLimit=200)),
         color=alt.Color("verdict:N", sort=order, title=None,
                         scale=alt.Scale(domain=order, range=list(VERDICT_COLOURS.values())),
-                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=0)),
-        tooltip=["id:N", "claim:N", "regime:N", "verdict:N", alt.Tooltip("ours:N", title="ours")],
-    ).properties(width=110 * ledger.regime.nunique(), height=16 * ledger.id.nunique())
+                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0,
+                                          labelExpr=two_lines(order))),
+        tooltip=["id:N", "name:N", "claim:N", "regime:N", "verdict:N",
+                 alt.Tooltip("ours:N", title="ours")],
+    ).properties(width=40 * df.regime.nunique(), height=18 * df.id.nunique())
 
 
 ESSAY_COLOURS = {essay.SUPPORTED: "#1a9850", essay.DIFFERS: "#1a9850",

@@ -9,6 +9,7 @@ import pandas as pd
 
 from anchorkit import criteria, diagnosis
 from anchorkit.pages.diagnosis_page import ARMS, TARGET_NAMES
+from anchorkit.pages.theme import LEGIBLE  # noqa: F401 (registers the book's chart theme)
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
 from anchorkit.regimes import REPORT
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from anchorkit import diagnosis
+from anchorkit import diagnosis, viability
 from anchorkit.pages.findings import deep_alignment
 from anchorkit.formatting import captioned, number, summary
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.rank import LOW_RANK_VERDICT, beyond_input
-from anchorkit.regimes import REPORT, SECOND, SECOND_EPOCHS
+from anchorkit.regimes import REPORT, SECOND_EPOCHS
 from anchorkit.studies import PAPER_SEEDS
 from anchorkit.optimizers import QUESTION, ROTATED_ADAM
 
@@ -41,7 +41,7 @@ def load(reports_dir) -> dict[str, dict[str, pd.DataFrame]]:
                                     f"anchorkit.diagnosis_study (the page's Re-running section)")
         study = read_tables(Path(home) / "rotated-basis")
         tables.update(results=study["results"], alignment=study["alignment"])
-        if regime == SECOND:
+        if regime == viability.REGIME:  # the regime whose calibration runs the check trained
             tables["anchors"] = read_tables(Path(home) / "viability")["anchors"]
         out[regime] = tables
     return out
@@ -235,26 +235,29 @@ def summary_styler(df: pd.DataFrame):
 def first_screen(tables) -> str:
     """At most about 120 words, no claim ids: what explains the differences and what does not."""
     d = dissociation(tables)
-    second = d[d.regime == SECOND.title]
-    short, rescued = rescued_by_rank(tables[SECOND])
+    # the rotated arm, the one the report's first screen quotes (one form per number)
+    second = d[(d.regime == diagnosis.FOCUS.title) & (d.optimizer == ROTATED_ADAM.name)]
+    short, rescued = rescued_by_rank(tables[diagnosis.FOCUS])
     read, runs = read_beyond_input(tables)
-    as_well = ("at least as well as the source's did" if second.alignment.min() >= E1B_SOURCE
-               else "less well than the source's did on some runs")
+    as_well = ("as well as the source's" if second.alignment.min() >= E1B_SOURCE
+               else "less well than the source's on some runs")
     words = [
-        f"In the second regime the falloff runs align difference with e₁ {as_well} (alignment "
-        f"{summary(second.alignment)}, the source's about {E1B_SOURCE}), yet projecting e₁ out "
-        f"removes only {summary(second.raw_removal)}, the source's "
+        f"In the {diagnosis.FOCUS.title} rotated falloff runs align difference with e₁ "
+        f"{as_well} ({summary(second.alignment)}, the source's about {E1B_SOURCE}), "
+        f"yet projecting e₁ out removes {summary(second.raw_removal)}, the source's "
         f"{E2A_SOURCE[0]}–{E2A_SOURCE[1]}.",
         f"A probe still reads difference beyond the input on "
-        f"{read} of the {runs} falloff runs of both regimes, and "
+        f"{read} of {runs} falloff runs (both regimes), and "
         f"{diagnosis.RANKS[-1] - 1} more erasure directions rescue {rescued} of the {short} "
-        f"second-regime runs e₁ leaves short: the op is computed, "
+        f"{diagnosis.FOCUS.title} runs e₁ leaves short: the op is computed, "
         + ("on no small subspace of the family tried." if rescued * 2 < short
            else "on a few directions more."),
-        f"The source's collateral damage is weak in our controls "
+        f"Our controls barely show the source's collateral damage "
         f"({overlap_weak_count(tables)}).",
-        "The two arms' controls are mirror images by construction." if mirror_holds(tables) else
-        "The two arms' controls are not mirror images by construction.",
+        (f"The arms' controls mirror each other by construction at any length (float64 check: "
+         f"{diagnosis.MIRROR_STEPS} steps).") if mirror_holds(tables) else
+        (f"A float64 check over {diagnosis.MIRROR_STEPS} steps finds the arms' controls are not "
+         f"mirror images."),
     ]
     return " ".join(words)
 
@@ -280,7 +283,7 @@ def why_sentence(tables) -> str:
     the falloff runs only (the controls were never anchored), and a conclusion limited to the
     erasure family tried."""
     read, runs = read_beyond_input(tables)
-    short, rescued = rescued_by_rank(tables[SECOND])
+    short, rescued = rescued_by_rank(tables[diagnosis.FOCUS])
     return (f"Why: with e₁ projected out, a probe still reads difference beyond the input on "
             f"{read} of the {runs} falloff runs, and the erasure directions we "
             f"tried (up to {diagnosis.RANKS[-1] - 1} more) rescue {rescued} of the {short} "
@@ -309,8 +312,8 @@ def probe_count(tables) -> str:
 
 def overlap_weak_count(tables) -> str:
     cells = pd.concat([t["overlap_verdicts"] for t in tables.values()], ignore_index=True)
-    return (f"at most {number(cells.median_drop.max(), '.2f')} of difference at a cosine of "
-            f"{diagnosis.AT}, {int((cells.verdict == 'weak').sum())} of {len(cells)} cells weak")
+    return (f"at most {number(cells.median_drop.max(), '.2f')} lost at a cosine of "
+            f"{diagnosis.AT}; {int((cells.verdict == 'weak').sum())} of {len(cells)} cells weak")
 
 
 def ranks_styler(ranks: pd.DataFrame, regime):

@@ -20,12 +20,14 @@ from anchorkit.pages.supporting import measured_before_bounded_removal, screen_s
 from anchorkit.task import SYNTAX
 from anchorkit.pages.page import REPORTS
 from anchorkit.provenance import has_tables, read_tables
-from anchorkit.regimes import REPORT, SECOND, WEAK, Regime
+from anchorkit.regimes import REPORT, WEAK, Regime
 from anchorkit.formatting import by_seed, captioned, count_moved
 from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
-NOT_YET = ("the second regime's tables are not computed yet (`python -m scripts.execute_studies "
-           f"--compute --regime {SECOND.name} rotated-basis`)")
+def not_yet(regime: Regime) -> str:
+    """What a page says of a regime on the report whose tables are not computed yet."""
+    return (f"the {regime.title}'s tables are not computed yet (`python -m scripts.execute_studies "
+            f"--compute --regime {regime.name} rotated-basis`)")
 
 
 def regimes_of(shown: dict) -> list[Regime]:
@@ -60,7 +62,7 @@ def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame
             answers[r]["e1"] = (f"{findings.removal_comparison(shown[r]['results'])}; by the "
                                 f"kept/lost count, {answers[r]['e1']}")
         for key in ("e1", "e2", "e3", "discussion"):
-            glued[r.key(f"answer-{key}")] = _sentence(answers[r][key] if r in shown else NOT_YET)
+            glued[r.key(f"answer-{key}")] = _sentence(answers[r][key] if r in shown else not_yet(r))
         for key in facts[WEAK]:
             glued[r.key(key)] = facts[r][key] if r in shown else "(not computed yet)"
     for key in ("e1", "e2", "e3", "discussion"):
@@ -93,7 +95,7 @@ def question_table(shown: dict[Regime, dict], question: str, caption: str):
     # cell empty, which an accessibility audit rightly flags)
     df = df.rename_axis("figure").reset_index()
     return df.style.hide(axis="index").set_caption(
-        caption + " Median (min to max) over seeds; rotated: the rotated-Adam runs, plain: their "
+        caption + " Median (range: lowest to highest) over seeds; rotated: the rotated-Adam runs, plain: their "
         "plain-Adam twins.")
 
 
@@ -194,8 +196,8 @@ def prediction_figures(shown: dict[Regime, dict], notable: dict[Regime, pd.DataF
     glued, verdicts = {}, {}
     for r in regimes_of(shown):
         if r not in shown:
-            glued[r.key("pred-mirror")] = glued[r.key("pred-e1")] = NOT_YET
-            glued[r.key("syntax-vector")] = NOT_YET
+            glued[r.key("pred-mirror")] = glued[r.key("pred-e1")] = not_yet(r)
+            glued[r.key("syntax-vector")] = not_yet(r)
             continue
         x = shown[r]
         verdicts[r] = mirror.mirror_test(mirror.own_basis_measures(x["results"], x["spectra"], x["basis"]))
@@ -237,14 +239,15 @@ def scout_text(reports_dir: Path) -> str:
 def viability_figures(reports_dir: Path, shown: dict[Regime, dict]) -> dict[str, str]:
     """The second regime's viability check, and the selection effect it implies: the regime was
     adopted on calibration runs that kept their anchor, which says little of new seeds."""
-    where = SECOND.reports(reports_dir) / "viability"
-    out = {"pred-regime": SECOND.name,
+    checked = viability.REGIME
+    where = checked.reports(reports_dir) / "viability"
+    out = {"pred-regime": checked.name,
            "pred-viability-outcome": (viability.decision_text(read_tables(where))
                                       if has_tables(where)
                                       else "The check has not been run yet.")}
-    if has_tables(where) and SECOND in shown:
+    if has_tables(where) and checked in shown:
         said = selection({"anchors": read_tables(where)["anchors"],
-                          "results": shown[SECOND]["results"]})
+                          "results": shown[checked]["results"]})
         out["pred-selection"] = (f"By raw removal the anchor was {said}: a regime adopted because "
                                  "its calibration runs kept the anchor is selected on them, and "
                                  "new seeds need not do as well (a selection effect)")
