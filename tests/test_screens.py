@@ -83,7 +83,10 @@ def test_the_committed_first_screens_are_short_plain_and_computed(committed):
         assert screens.words(text) <= LIMIT, fn.__name__
         assert not screens.CLAIM_ID.search(text), fn.__name__
         assert why in text, fn.__name__  # what, whether and why, on the first screen
-        assert "the source's about 0.6" in text or fn is not screens.ledger_first_screen
+        if fn is not screens.report_first_screen:  # the question and its answer first
+            assert screens.intro_answer(committed) in text, fn.__name__
+    assert screens.ledger_first_screen(committed).startswith(screens.LEDGER_QUESTION)
+    assert "the source's about 0.6" in screens.ledger_counts(committed)
     report = screens.report_first_screen(committed)
     assert f"{committed[1].runs} falloff runs" in report  # the second regime's recipe failure
     t = read_tables(ROOT / "reports" / "geometry-of-anchors")

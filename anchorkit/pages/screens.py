@@ -167,13 +167,25 @@ def all_counts(facts: list[RegimeFacts], against: str = "") -> str:
     return f"Of the source report's {total} claims{against} " + "; ".join(parts) + "."
 
 
+# the report's question, as the ledger's opening asks it
+LEDGER_QUESTION = ("The source report asks whether a concept anchored onto a direction of the "
+                   "residual stream needs that direction to be the optimizer's privileged axis.")
+
+
 def ledger_first_screen(facts: list[RegimeFacts], why: str = "") -> str:
-    """The ledger's opening: the verdicts counted per regime, in words, the largest failure
-    with both figures, and ``why`` (the diagnosis's one sentence, with its link)."""
+    """The ledger's opening: the report's question, where our runs can answer it and why not
+    (``intro_answer``, with its figures), and ``why`` (the diagnosis's one sentence, with its
+    link); the verdicts are counted under its picture (``ledger_counts``)."""
+    return " ".join(t for t in (LEDGER_QUESTION, intro_answer(facts), why) if t)
+
+
+def ledger_counts(facts: list[RegimeFacts]) -> str:
+    """Under the ledger's picture: the four verdicts counted per regime, the alignment and the
+    raw removal beside the source's (the largest failure, with both figures)."""
     return (f"{all_counts(facts, ', set against our committed tables,')} {_alignment(facts)} "
             f"Raw removal at full dose is "
             + " and ".join(number(f.raw_removal) for f in facts)
-            + f", the source's {E2A_MEDIAN}." + (f" {why}" if why else ""))
+            + f", the source's {E2A_MEDIAN}.")
 
 
 ESSAY_NAMES = {"boundary": "boundary layers grow more heterogeneous",
