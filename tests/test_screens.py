@@ -30,7 +30,7 @@ def facts(title, premise, met, share=0.1, raw=0.5, seeds=8):
 def test_each_regime_says_whether_the_question_can_be_answered_and_why(premise, met, says):
     text = screens.report_first_screen([facts("weak-basis regime", premise, met)])
     assert says in text and not screens.CLAIM_ID.search(text)
-    assert ("raw removal is 0.50, the source's 0.98" in text) == (met == 0)  # both figures
+    assert ("raw removal 0.50, the source's 0.98" in text) == (met == 0)  # both figures
     assert screens.words(text) <= LIMIT
 
 

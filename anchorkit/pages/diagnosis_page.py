@@ -285,9 +285,9 @@ def why_sentence(tables) -> str:
     read, runs = read_beyond_input(tables)
     short, rescued = rescued_by_rank(tables[diagnosis.FOCUS])
     return (f"Why: with e₁ projected out, a probe still reads difference beyond the input on "
-            f"{read} of the {runs} falloff runs, and the erasure directions we "
-            f"tried (up to {diagnosis.RANKS[-1] - 1} more) rescue {rescued} of the {short} "
-            f"second-regime runs e₁ leaves short")
+            f"{read} of {runs} falloff runs, and {diagnosis.RANKS[-1] - 1} more directions of "
+            f"the erasure family tried rescue {rescued} of the {short} "
+            f"{diagnosis.FOCUS.title} runs e₁ leaves short")
 
 
 def rescued_by_rank(t) -> tuple[int, int]:

@@ -86,15 +86,15 @@ def _why(f: RegimeFacts, short: bool = False,
                UNDECIDED_PREMISE: f"whether plain Adam builds a privileged basis cannot be "
                                   f"decided at {f.seeds} seeds ({share})",
                FORMS: f"plain Adam builds a privileged basis ({share})"}[f.premise]
-    recipe = (f"the recipe fails: none of the {f.runs} falloff runs meets every calibration "
-              f"criterion; raw removal is {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
+    recipe = (f"the recipe fails: none of the {f.runs} falloff runs meets every criterion; raw "
+              f"removal {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
               if f.met == 0 else
-              f"{f.met} of the {f.runs} falloff runs meet every calibration criterion")
+              f"{f.met} of {f.runs} falloff runs meet every criterion")
     if f.answerable:
         return f"the question can be asked: {premise}, and {recipe}"
     if f.premise == FORMS:
         return f"{cannot}: {premise}, but {recipe}"
-    return f"{cannot}: {premise}" + (f", and {recipe}" if f.met == 0 else "")
+    return f"{cannot}: {premise}, and {recipe}"  # the recipe's scope said in every regime
 
 
 def _alignment(facts: list[RegimeFacts]) -> str:
@@ -107,8 +107,8 @@ def report_first_screen(facts: list[RegimeFacts], why: str = "") -> str:
     why not, and ``why`` (the diagnosis's one sentence, with its link), regimes in the order
     given (the alignment and the ledger's counts follow the picture)."""
     seeds = " and ".join(dict.fromkeys(str(f.seeds) for f in facts))
-    text = (f"We retrained the source's recipe under rotated Adam, {seeds} seeds in "
-            f"each of {len(facts)} regimes, beside plain-Adam twins.")
+    text = (f"We retrained the source's recipe under rotated and plain Adam: {seeds} seeds, "
+            f"{len(facts)} regime{'s' if len(facts) != 1 else ''}.")
     for i, f in enumerate(facts):
         cannot = ("the question cannot be answered" if i == 0 else
                   "it cannot either" if not facts[i - 1].answerable else "it cannot be answered")
@@ -127,12 +127,13 @@ def _short_why(f: RegimeFacts, again: bool = False) -> str:
     """Why a regime cannot answer the question, in one clause with its figures (``again``: the
     energy share's comparison said once already, by an earlier regime's clause)."""
     premise = SHORT_PREMISE[f.premise].format(seeds=f.seeds)
-    recipe = ("" if f.met else
-              (" but" if f.premise == FORMS else " and") + " the recipe fails")
     figures = f"one axis holds {number(f.top_share)}" + (
         "" if again else " of the energy, the source's about half")
-    if not f.met:
-        figures += f"; raw removal {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
+    if f.met:  # the recipe's scope, said where it works too
+        return (f"in the {f.title} {premise} ({figures}), and {f.met} of {f.runs} falloff runs "
+                f"meet every criterion")
+    recipe = (" but" if f.premise == FORMS else " and") + " the recipe fails"
+    figures += f"; raw removal {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
     return f"in the {f.title} {premise}{recipe} ({figures})"
 
 
@@ -168,8 +169,8 @@ def all_counts(facts: list[RegimeFacts], against: str = "") -> str:
 
 
 # the report's question, as the ledger's opening asks it
-LEDGER_QUESTION = ("The source report asks whether a concept anchored onto a direction of the "
-                   "residual stream needs that direction to be the optimizer's privileged axis.")
+LEDGER_QUESTION = ("The source report asks whether an anchored concept needs its direction to "
+                   "be the optimizer's privileged axis.")
 
 
 def ledger_first_screen(facts: list[RegimeFacts], why: str = "") -> str:
