@@ -66,6 +66,13 @@ REVISIONS = {
         "subspaces are both e₁, so the excess over random is 0 by construction; a run whose "
         "effective rank is 1 (e₁ alone meets the criteria) passes that comparison, and the "
         "verdict can read low-rank redundancy where e₁ alone does the work."),
+    "matched spill": (
+        "*Added on 2026-12-04, after the tables were read:* the spill criterion (0.02) is also a "
+        "bar the e₁ edit itself may not clear, so a subspace is compared with e₁ at matched "
+        "spill too: for each run, the effective rank with raw spill up to the e₁ edit's own "
+        "(or the criterion, where e₁'s is within it) and the largest removal within that spill; "
+        "per arm, how many of the runs e₁ alone leaves short the erasure family rescues there. "
+        "The verdicts keep the criterion's spill; the matched count is shown beside them."),
 }
 
 PREDICTIONS = {

@@ -199,6 +199,19 @@ def effective_rank(curve: pd.DataFrame) -> int | None:
     return int(ok.k.min()) if len(ok) else None
 
 
+def e1_spill_cap(curve: pd.DataFrame) -> float:
+    """The spill a subspace may have to be compared with the e₁ edit at matched spill: the e₁
+    edit's own raw spill (k = 1), or the spill criterion where e₁'s is within it."""
+    return max(criteria.SPILL_MAX, float(curve[curve.k == 1].spill.iloc[0]))
+
+
+def effective_rank_at(curve: pd.DataFrame, spill_cap: float) -> int | None:
+    """The smallest k whose raw removal reaches the removal criterion with raw spill at most
+    ``spill_cap``; None when no k up to 8 does."""
+    ok = curve[(curve.removal >= criteria.REMOVAL_MIN) & (curve.spill <= spill_cap)]
+    return int(ok.k.min()) if len(ok) else None
+
+
 def rank_verdict(ranks: list[int | None], over_at_rank: list[float], over_at_top: list[float]
                  ) -> str:
     """The per-arm rule: ``ranks`` the runs' effective ranks, ``over_at_rank`` how much more the
@@ -219,17 +232,24 @@ def rank_verdict(ranks: list[int | None], over_at_rank: list[float], over_at_top
 
 def ranks_table(curves: pd.DataFrame) -> pd.DataFrame:
     """Per run: its effective rank (NaN: none up to 8), and the erasure subspace's removal beyond
-    the random one at that rank and at k = 8."""
+    the random one at that rank and at k = 8; at matched spill, the e₁ edit's own spill, the
+    effective rank with spill up to it (``e1_spill_cap``) and the largest removal within it."""
     rows = []
     for (run, seed, optimizer, recipe), g in curves.groupby(
             ["run", "seed", "optimizer", "recipe"], sort=False):
         g = g.sort_values("k")
         r = effective_rank(g)
         over = g.removal - g.random_removal
+        cap = e1_spill_cap(g)
+        matched = effective_rank_at(g, cap)
         rows.append({"run": run, "seed": seed, "optimizer": optimizer, "recipe": recipe,
                      "effective_rank": np.nan if r is None else r,
                      "over_random_at_rank": np.nan if r is None else float(over[g.k == r].iloc[0]),
-                     "over_random_at_top": float(over[g.k == RANKS[-1]].iloc[0])})
+                     "over_random_at_top": float(over[g.k == RANKS[-1]].iloc[0]),
+                     # at matched spill (added 2026-12-04, diagnosis.REVISIONS["matched spill"])
+                     "e1_spill": float(g[g.k == 1].spill.iloc[0]),
+                     "effective_rank_at_e1_spill": np.nan if matched is None else matched,
+                     "removal_at_e1_spill": float(g[g.spill <= cap].removal.max())})
     return pd.DataFrame(rows)
 
 
@@ -246,6 +266,11 @@ def rank_verdicts(ranks: pd.DataFrame) -> pd.DataFrame:
                      "median_rank": float(np.median([RANKS[-1] + 1 if r is None else r
                                                      for r in rk])),
                      "median_over_random_at_top": float(g.over_random_at_top.median()),
+                     # of the runs e₁ alone leaves short, those a few more directions rescue at
+                     # the e₁ edit's own spill (matched spill) rather than at the criterion's
+                     "short": int((g.effective_rank != 1).sum()),
+                     "rescued_at_e1_spill": int(((g.effective_rank != 1) & g.effective_rank_at_e1_spill
+                                                 .between(2, RANKS[-1])).sum()),
                      "verdict": rank_verdict(rk, at_rank, g.over_random_at_top.tolist())})
     return pd.DataFrame(rows)
 

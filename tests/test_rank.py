@@ -13,8 +13,8 @@ from anchorkit.edit import e1, project_out, project_out_subspace, random_directi
 from anchorkit.measure import edited_predictions, subspace_predictions
 from anchorkit.model import Transformer
 from anchorkit.rank import (DIFFUSE, LOW_RANK_VERDICT, NEITHER, balanced_accuracy,
-                            effective_rank, erasure_directions, nested, orthonormal_next,
-                            probe_fit, random_subspaces, rank_verdict, rank_verdicts, ranks_table,
+                            e1_spill_cap, effective_rank, effective_rank_at, erasure_directions,
+                            nested, orthonormal_next, probe_fit, random_subspaces, rank_verdict, rank_verdicts, ranks_table,
                             read_direction, readable)
 from anchorkit.task import DIFFERENCE, probe_set
 
@@ -139,6 +139,26 @@ def test_the_effective_rank_of_constructed_runs():
     assert effective_rank(spilling) is None
     edge = curve("e", lambda k: criteria.REMOVAL_MIN, spill_at=lambda k: criteria.SPILL_MAX)
     assert effective_rank(edge) == 1
+
+
+def test_at_matched_spill_a_subspace_is_compared_with_the_e1_edits_own_spill():
+    cap = criteria.SPILL_MAX
+    # e₁ spills 0.05 and removes 0.5; three directions remove 0.85 at spill 0.04: short at the
+    # criterion's spill, rescued at e₁'s own
+    rescued = curve("a", lambda k: 0.5 if k < 3 else 0.85, spill_at=lambda k: 0.05 if k == 1 else 0.04)
+    assert e1_spill_cap(rescued) == 0.05 and effective_rank(rescued) is None
+    assert effective_rank_at(rescued, e1_spill_cap(rescued)) == 3
+    # e₁ within the criterion: matched spill is the criterion's, the same rank
+    calm = curve("b", lambda k: 0.4 if k == 1 else 0.9, spill_at=lambda k: 0.01 if k == 1 else 0.03)
+    assert e1_spill_cap(calm) == cap and effective_rank_at(calm, cap) is None
+    # more directions that spill more than e₁ did are not rescued at matched spill
+    worse = curve("c", lambda k: 0.5 if k == 1 else 0.9, spill_at=lambda k: 0.03 * k)
+    assert effective_rank_at(worse, e1_spill_cap(worse)) is None
+    ranks = ranks_table(pd.concat([rescued, calm, worse, curve("d", lambda k: 0.95)]))
+    assert list(ranks.effective_rank_at_e1_spill.fillna(0)) == [3, 0, 0, 1]
+    assert list(ranks.removal_at_e1_spill) == [0.85, 0.4, 0.5, 0.95]
+    v = rank_verdicts(ranks)
+    assert int(v.short.iloc[0]) == 3 and int(v.rescued_at_e1_spill.iloc[0]) == 1
 
 
 def arm(removal_at, random_at, n=8, **kw):
