@@ -59,14 +59,14 @@ MIRROR_STEPS = 24  # optimizer steps of the float64 check (at least 20)
 MIRROR_TOL = 1e-9  # largest |Δ weight| (float64) for "equal step for step"
 
 # rules revised after their tables were read, each with its date and reason (the page shows them
-# beside the rule as first written, which PREDICTIONS keeps)
+# beside the rule as first written, which PREDICTIONS keeps); a key "part: what" adds to a part
 REVISIONS = {
     "rank": (
         "*Revised on 2026-12-03, after the tables were read:* at k = 1 the erasure and random "
         "subspaces are both e₁, so the excess over random is 0 by construction; a run whose "
         "effective rank is 1 (e₁ alone meets the criteria) passes that comparison, and the "
         "verdict can read low-rank redundancy where e₁ alone does the work."),
-    "matched spill": (
+    "rank: matched spill": (
         "*Added on 2026-12-04, after the tables were read:* the spill criterion (0.02) is also a "
         "bar the e₁ edit itself may not clear, so a subspace is compared with e₁ at matched "
         "spill too: for each run, the effective rank with raw spill up to the e₁ edit's own "

@@ -246,7 +246,7 @@ def ranks_table(curves: pd.DataFrame) -> pd.DataFrame:
                      "effective_rank": np.nan if r is None else r,
                      "over_random_at_rank": np.nan if r is None else float(over[g.k == r].iloc[0]),
                      "over_random_at_top": float(over[g.k == RANKS[-1]].iloc[0]),
-                     # at matched spill (added 2026-12-04, diagnosis.REVISIONS["matched spill"])
+                     # at matched spill (added 2026-12-04, diagnosis.REVISIONS["rank: matched spill"])
                      "e1_spill": float(g[g.k == 1].spill.iloc[0]),
                      "effective_rank_at_e1_spill": np.nan if matched is None else matched,
                      "removal_at_e1_spill": float(g[g.spill <= cap].removal.max())})

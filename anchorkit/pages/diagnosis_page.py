@@ -101,7 +101,9 @@ def rank_text(tables) -> str:
         arms = [f"{ARMS[r.optimizer]}: {r.verdict} ({r.low_rank} of {r.runs} falloff runs of "
                 f"rank at most {diagnosis.LOW_RANK}, {r['none']} with none up to "
                 f"{diagnosis.RANKS[-1]}; at k = {diagnosis.RANKS[-1]} the erasure subspace removes "
-                f"{number(r.median_over_random_at_top, '+.2f')} beyond a random one, median)"
+                f"{number(r.median_over_random_at_top, '+.2f')} beyond a random one, median; at "
+                f"the e₁ edit's own spill it rescues {r.rescued_at_e1_spill} of the {r.short} runs "
+                f"e₁ alone leaves short)"
                 for _, r in t["rank_verdicts"].iterrows()]
         parts.append(f"{regime.title}: " + "; ".join(arms))
     return ". ".join(parts)
