@@ -224,3 +224,24 @@ def test_removal_is_compared_seed_by_seed_and_the_runs_near_the_line_are_named()
     assert "rotated 703" not in text  # 0.6 is beyond one standard error (0.032)
     far = pd.DataFrame(rows).assign(net_removal=lambda d: d.net_removal.where(d.net_removal != 0.5, 0.1))
     assert "no run is within one standard error" in removal_comparison(far)
+
+
+def test_a_spill_that_misses_by_less_than_one_probe_context_is_said_to_be_at_the_resolution_limit():
+    from anchorkit import criteria
+    from anchorkit.pages import findings
+    from anchorkit.recalibration import MET
+
+    ok = {"lowest op": 0.99, "alignment, slices 3–4": 0.9, "|alignment|, other ops": 0.05,
+          "raw removal": 0.9}
+    step = findings.SPILL_RESOLUTION
+    table = pd.DataFrame([
+        {"arm": "plain Adam", "seed": 1, **ok, "spill, any dose": criteria.SPILL_MAX + step / 2},
+        {"arm": "plain Adam", "seed": 2, **ok, "spill, any dose": criteria.SPILL_MAX + 2 * step},
+        {"arm": "plain Adam", "seed": 3, **ok, "spill, any dose": 0.0}])
+    table["criteria met"] = [f"{sum(MET[k](r[k]) for k in MET)} of 5" for _, r in table.iterrows()]
+    table["meets all"] = table["criteria met"] == "5 of 5"
+    assert list(findings.at_resolution_limit(table).seed) == [1]  # not 2 (two contexts over)
+    text = findings.criteria_text(table)
+    assert text.startswith("1 of 3 plain Adam runs meet every criterion")
+    assert "the spill of plain Adam 1 (spill 0.0210; 4 of 5 criteria met) misses" in text
+    assert "at the limit of what the measure resolves" not in findings.criteria_text(table[table.seed != 1])

@@ -14,7 +14,8 @@ import pandas as pd
 from scipy.stats import binomtest, wilcoxon
 
 from anchorkit import criteria
-from anchorkit.formatting import count, count_moved, number, paired, summary
+from anchorkit.config import TaskConfig
+from anchorkit.formatting import and_list, count, count_moved, number, paired, summary
 from anchorkit.ledger import E2A_SOURCE, KEPT_LINE, removal_se, tally, verdict_list
 from anchorkit.recalibration import MET, criteria_row
 from anchorkit.stats import loss_rate
@@ -344,11 +345,31 @@ CRITERIA = {"lowest op": f"every op ≥ {criteria.SCORE_MIN} (falloff and contro
             "spill, any dose": f"spill ≤ {criteria.SPILL_MAX} at every dose"}
 
 
-def criteria_text(table: pd.DataFrame) -> str:
-    """How many falloff runs of each arm meet every calibration criterion, from ``criteria_table``."""
+SPILL = "spill, any dose"
+# one probe context's share of an op's score: the finest step a spill can take (paper profile)
+SPILL_RESOLUTION = 1 / TaskConfig().probe_per_op
+
+
+def at_resolution_limit(table: pd.DataFrame, resolution: float = SPILL_RESOLUTION) -> pd.DataFrame:
+    """The runs of a ``criteria_table`` whose spill misses its criterion by less than one probe
+    context (``resolution``): a miss at the limit of what the measure resolves."""
+    over = table[SPILL] - criteria.SPILL_MAX
+    return table[(over > 0) & (over < resolution)]
+
+
+def criteria_text(table: pd.DataFrame, resolution: float = SPILL_RESOLUTION) -> str:
+    """How many falloff runs of each arm meet every calibration criterion, from ``criteria_table``,
+    and the runs whose spill misses its criterion at the measure's resolution limit."""
     parts = [f"{int(t['meets all'].sum())} of {len(t)} {name} runs"
              for name, t in ((n, table[table.arm == n]) for n in ARMS.values()) if len(t)]
-    return " and ".join(parts) + " meet every criterion"
+    text = " and ".join(parts) + " meet every criterion"
+    near = at_resolution_limit(table, resolution)
+    if len(near):
+        runs = and_list([f"{r.arm} {r.seed} (spill {number(r[SPILL], '.4f')}; "
+                         f"{r['criteria met']} criteria met)" for _, r in near.iterrows()])
+        text += (f"; the spill of {runs} misses its criterion by less than one probe context, "
+                 f"at the limit of what the measure resolves")
+    return text
 
 
 def syntax_vector_text(notable: pd.DataFrame) -> str:
