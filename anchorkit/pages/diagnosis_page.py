@@ -13,7 +13,7 @@ import pandas as pd
 from anchorkit import diagnosis, viability
 from anchorkit.pages.findings import deep_alignment
 from anchorkit.formatting import captioned, number, summary
-from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
+from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.rank import LOW_RANK_VERDICT, beyond_input
 from anchorkit.regimes import REPORT, SECOND_EPOCHS
@@ -241,13 +241,11 @@ def first_screen(tables) -> str:
     second = d[(d.regime == diagnosis.FOCUS.title) & (d.optimizer == ROTATED_ADAM.name)]
     short, rescued = rescued_by_rank(tables[diagnosis.FOCUS])
     read, runs = read_beyond_input(tables)
-    as_well = ("as well as the source's" if second.alignment.min() >= E1B_SOURCE
-               else "less well than the source's on some runs")
     words = [
         f"In the {diagnosis.FOCUS.title} rotated falloff runs align difference with e₁ "
-        f"{as_well} ({summary(second.alignment)}, the source's about {E1B_SOURCE}), "
+        f"({summary(second.alignment)}; the source's about {E1B_SOURCE}), "
         f"yet projecting e₁ out removes {summary(second.raw_removal)}, the source's "
-        f"{E2A_SOURCE[0]}–{E2A_SOURCE[1]}.",
+        f"{E2A_MEDIAN} (range {E2A_SOURCE[0]} to {E2A_SOURCE[1]}).",
         f"A probe still reads difference beyond the input on "
         f"{read} of {runs} falloff runs (both regimes), and "
         f"{diagnosis.RANKS[-1] - 1} more erasure directions rescue {rescued} of the {short} "
