@@ -131,14 +131,27 @@ def e1_syntax_axis(directions: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def e1_verdict(table: pd.DataFrame) -> tuple[bool, str]:
-    """Whether e₁ is a syntax axis no more often than allowed, as a sentence from the table."""
+def e1_verdict(table: pd.DataFrame, results: pd.DataFrame | None = None) -> tuple[bool, str]:
+    """Whether e₁ is a syntax axis no more often than allowed, as a sentence from the table. With
+    the study's ``results``, the plain controls whose energy spike at the syntax positions sits on
+    e₁ are named (another measure than the syntax embeddings' |cos|, and a seed that can decide
+    verdicts: the source's mechanism in the other arm)."""
     k, n = int(table.e1_is_one.sum()), len(table)
     expected = float(table.chance.sum())
     tail = (f"; {k} or more by chance with probability "
             f"{at_least_by_chance(table.chance.tolist(), k):.2f}" if k else "")
     text = (f"e₁ is a syntax-holding axis of {k} of {n} plain controls (chance: {expected:.2f} "
             f"of {n}{tail})")
+    if results is not None:
+        plain = results[(results.optimizer == PLAIN_ADAM.name)
+                        & results.control_has_spike_axes.fillna(False).astype(bool)
+                        & (results.control_spike_axes == 0)].sort_values("seed")
+        if len(plain):
+            named = ", ".join(f"{int(r.seed)} (share {r.control_spike_share_axes:.2f})"
+                              for r in plain.itertuples())
+            text += (f"; yet the energy spike at the syntax positions sits on e₁ in plain "
+                     f"control{'s' if len(plain) > 1 else ''} {named}, the source's mechanism in "
+                     f"the other arm")
     return k <= E1_ALLOWED, text
 
 

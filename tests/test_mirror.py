@@ -67,6 +67,17 @@ def test_e1_as_a_syntax_axis_more_than_once_is_a_finding(e1_on, holds):
     assert table.chance.iloc[0] == pytest.approx(4 / 64)
 
 
+def test_a_plain_control_whose_spike_sits_on_e1_is_named():
+    table = mirror.e1_syntax_axis(syntax_rows(()))
+    results = pd.DataFrame([{"optimizer": o, "seed": s, "control_has_spike_axes": s != 2,
+                             "control_spike_axes": 0 if s in (1, 2) else 7,
+                             "control_spike_share_axes": 0.29}
+                            for o in ("adam", "rotated") for s in range(4)])
+    ok, text = mirror.e1_verdict(table, results)
+    assert ok and "sits on e₁ in plain control 1 (share 0.29)" in text  # 2 has no spike
+    assert "sits on e₁" not in mirror.e1_verdict(table, results.assign(control_spike_axes=7))[1]
+
+
 def test_the_chance_of_at_least_k_hits():
     assert mirror.at_least_by_chance([0.5, 0.5], 1) == pytest.approx(0.75)
     assert mirror.at_least_by_chance([0.1] * 8, 0) == pytest.approx(1.0)

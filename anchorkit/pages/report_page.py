@@ -203,7 +203,7 @@ def prediction_figures(shown: dict[Regime, dict], notable: dict[Regime, pd.DataF
         verdicts[r] = mirror.mirror_test(mirror.own_basis_measures(x["results"], x["spectra"], x["basis"]))
         holds, text = mirror.mirror_verdict(verdicts[r])
         glued[r.key("pred-mirror")] = f"{text}: {'the prediction stands' if holds else 'the prediction fails'}"
-        e1_holds, e1_text = mirror.e1_verdict(mirror.e1_syntax_axis(notable[r]))
+        e1_holds, e1_text = mirror.e1_verdict(mirror.e1_syntax_axis(notable[r]), x["results"])
         glued[r.key("pred-e1")] = (f"{e1_text}: " + ("the prediction holds" if e1_holds else
                                                   "the prediction fails, a finding to explain"))
         glued[r.key("syntax-vector")] = findings.syntax_vector_text(notable[r])
