@@ -169,10 +169,23 @@ class Tables:
         self._cache: dict[str, dict[str, pd.DataFrame]] = {}
 
     def get(self, study: str, table: str) -> pd.DataFrame | None:
+        """The table, or None where it is not committed (a table a rule can do without)."""
         if study not in self._cache:
             folder = self.where / study
             self._cache[study] = read_tables(folder) if has_tables(folder) else {}
         return self._cache[study].get(table)
+
+    def need(self, study: str, table: str) -> pd.DataFrame:
+        """The table a rule cannot do without (``Missing`` where it is not committed: the claim
+        is then not comparable, ``ledger`` says so once for every rule)."""
+        got = self.get(study, table)
+        if got is None:
+            raise Missing(f"{study}/{table}")
+        return got
+
+
+class Missing(LookupError):
+    """A table a rule needs is not committed."""
 
 
 @dataclass(frozen=True)
@@ -272,8 +285,10 @@ def interval_text(low: float, high: float, fmt: str = ".2f") -> str:
     return f"95% interval {number(low, fmt)} to {number(high, fmt)}"
 
 
-def _results(t: Tables, optimizer: str) -> pd.DataFrame | None:
-    r = t.get("rotated-basis", "results")
+def _results(t: Tables, optimizer: str, optional: bool = False) -> pd.DataFrame | None:
+    """The rotated-basis study's results of one arm (``Missing`` where not committed, or None
+    when ``optional``)."""
+    r = t.get("rotated-basis", "results") if optional else t.need("rotated-basis", "results")
     return None if r is None else r[r.optimizer == optimizer]
 
 
@@ -294,8 +309,6 @@ def _paired(a: pd.DataFrame, b: pd.DataFrame, col_a: str, col_b: str) -> pd.Seri
 # ------------------------------------------------------------------------------ premise
 def p1(t):
     r = _results(t, "adam")
-    if r is None:
-        return _missing()
     text, verdict = judged([sized(f"“{s}”", r[f"control_syntax_cos_{s}_axes"],
                                   (SOURCE["P1"]["cos"].region()[0], INF)) for s in SYNTAX])
     return f"{text}; {_chance()}", verdict
@@ -303,15 +316,13 @@ def p1(t):
 
 def p2(t):
     r = _results(t, "adam")
-    if r is None:
-        return _missing()
     return judged([sized("top-axis share", r.control_top_share_axes,
                          SOURCE["P2"]["share"].region(), ".3f", "top-axis share ")])
 
 
-def _costs(t: Tables, optimizer: str, role: str = "control") -> pd.DataFrame | None:
-    b = t.get("rotated-basis", "basis")
-    return None if b is None else b[(b.optimizer == optimizer) & (b.role == role) & b.cost.notna()]
+def _costs(t: Tables, optimizer: str, role: str = "control") -> pd.DataFrame:
+    b = t.need("rotated-basis", "basis")
+    return b[(b.optimizer == optimizer) & (b.role == role) & b.cost.notna()]
 
 
 def _per_run_cost(b: pd.DataFrame, mask) -> pd.Series:
@@ -321,8 +332,6 @@ def _per_run_cost(b: pd.DataFrame, mask) -> pd.Series:
 
 def p3(t):
     b = _costs(t, "adam")
-    if b is None:
-        return _missing()
     axes = _per_run_cost(b, (b.basis == "axes") & (b.direction != 0))
     rand = _per_run_cost(b, b.basis == "random")
     src = SOURCE["P3"]
@@ -357,15 +366,11 @@ def _no_structure(plain: Part) -> bool:
 
 def p0(t):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
-    if rot is None or sto is None:
-        return _missing()
     return judged([existence(rot, sto)])
 
 
 def p4(t):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
-    if rot is None or sto is None:
-        return _missing()
     plain = existence(rot, sto)
     if _no_structure(plain):
         return (f"{plain.text}: plain Adam builds no privileged basis to mirror (P0 "
@@ -397,16 +402,14 @@ def _kept_count(r: pd.DataFrame, name: str, column: str, source: tuple[int, int]
 
 def e1a(t):
     r = _results(t, "rotated")
-    if r is None:
-        return _missing()
     kept = SOURCE["E1a"]["kept"]
     return judged([_kept_count(r, "every seed", "kept", (kept.k, kept.n), every,
                                "kept (net removal ≥ 0.5) on")])
 
 
-def _alignment(t: Tables) -> pd.DataFrame | None:
-    a = t.get("rotated-basis", "alignment")
-    return None if a is None else a[a.role == "anchored"]
+def _alignment(t: Tables) -> pd.DataFrame:
+    a = t.need("rotated-basis", "alignment")
+    return a[a.role == "anchored"]
 
 
 E1B_SOURCE = SOURCE["E1b"]["alignment"].value  # the source's alignment at slices 3–4 (rotated)
@@ -414,8 +417,6 @@ E1B_SOURCE = SOURCE["E1b"]["alignment"].value  # the source's alignment at slice
 
 def e1b(t):
     a = _alignment(t)
-    if a is None:
-        return _missing()
     diff = a[a.context == "difference"]
     deep = diff[diff.slice >= 3].groupby(["optimizer", "seed"]).alignment.mean()
     by = diff[diff.slice >= 1].pivot_table(index=["seed", "slice"], columns="optimizer",
@@ -433,8 +434,6 @@ def e1b(t):
 
 def e1c(t):
     a = _alignment(t)
-    if a is None:
-        return _missing()
     other = a[(a.context == "other") & (a.slice >= 1) & (a.optimizer == ROTATED_ADAM.name)]
     src = SOURCE["E1c"]["alignment"]
     return judged([sized(str(src), other.groupby("seed").alignment.mean(), src.region(), ".2f",
@@ -443,8 +442,6 @@ def e1c(t):
 
 def e1d(t):
     a = _alignment(t)
-    if a is None:
-        return _missing()
     emb = a[(a.context == "difference") & (a.slice == 0)].pivot_table(
         index="seed", columns="optimizer", values="alignment")
     d = (emb["rotated"] - emb["adam"]).dropna()
@@ -461,8 +458,6 @@ E2A_MEDIAN = SOURCE["E2a"]["rotated_median"].value  # its median
 
 def e2a(t):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
-    if rot is None or sto is None:
-        return _missing()
     both = pd.concat([rot, sto])
     src = SOURCE["E2a"]
     high = int((both.raw_removal >= src["lowest"].region()[0]).sum())
@@ -481,8 +476,6 @@ COS_QUARTER = round((SOURCE["E2c"]["low_group"].value + SOURCE["E2c"]["high_grou
 
 def e2b(t):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
-    if rot is None or sto is None:
-        return _missing()
     lost = rot[~rot.kept.astype(bool)]
     held = int(lost.kept_raw.astype(bool).sum())
     n, drop = SOURCE["E2b"]["lost"].n, SOURCE["E2b"]["stored_drop"]
@@ -497,12 +490,10 @@ def e2b(t):
               "stored controls' drop ")])
 
 
-def _quarter(t: Tables) -> pd.DataFrame | None:
+def _quarter(t: Tables) -> pd.DataFrame:
     """The rotated controls with their cos(e₁, syntax-holding vector), drop and largest drop on
     another op (the diagnosis study's ``overlap_targets`` beside the results)."""
-    o, rot = t.get("diagnosis", "overlap_targets"), _results(t, "rotated")
-    if o is None or rot is None:
-        return None
+    o, rot = t.need("diagnosis", "overlap_targets"), _results(t, "rotated")
     o = o[o.optimizer == ROTATED_ADAM.name].merge(
         rot[["control_run", "raw_spill", "control_other_ops"]], left_on="run",
         right_on="control_run")
@@ -510,9 +501,7 @@ def _quarter(t: Tables) -> pd.DataFrame | None:
 
 
 def e2c(t):
-    o, rel = _quarter(t), t.get("diagnosis", "relation")
-    if o is None or rel is None:
-        return _missing()
+    o, rel = _quarter(t), t.need("diagnosis", "relation")
     at = o[o.cos_e1_syntax >= COS_QUARTER]
     big = int((at.control_drop >= KEPT_LINE).sum())
     src = SOURCE["E2c"]
@@ -547,8 +536,6 @@ def e2c(t):
 
 def e2d(t):
     o, sto = _quarter(t), _results(t, "adam")
-    if o is None or sto is None:
-        return _missing()
     src = SOURCE["E2d"]
     other, anchored, stored_max = src["other"], src["anchored"], src["stored"]
     at = o[o.cos_e1_syntax >= COS_QUARTER]
@@ -576,8 +563,6 @@ def e2d(t):
 
 def e2e(t):
     rot = _results(t, "rotated")
-    if rot is None:
-        return _missing()
     src = SOURCE["E2e"]
     ok = int((rot.spill <= src["spill"].value).sum())
     return judged([counted(f"every rotated run within {src['spill']}", ok, len(rot),
@@ -588,9 +573,7 @@ def e2e(t):
 
 
 def _rotated_size(t, column, figure: Figure, fmt=".2f"):
-    rot, sto = _results(t, "rotated"), _results(t, "adam")
-    if rot is None:
-        return _missing()
+    rot, sto = _results(t, "rotated"), _results(t, "adam", optional=True)
     part = sized(str(figure), rot[column], figure.region(), fmt, "rotated ")
     stored = "" if sto is None else f"; stored {summary(sto[column], fmt)}"
     return judged([Part(part.name, part.text + stored, part.verdict)])
@@ -606,8 +589,6 @@ def e2g(t):
 
 def e2h(t):
     r = _results(t, "rotated")
-    if r is None:
-        return _missing()
     lost = SOURCE["E2h"]["lost"]
     return judged([_kept_count(r, "none lost", "kept_raw", (lost.k, lost.n), none_of,
                                "below half by raw removal on", lost=True)])
@@ -616,8 +597,6 @@ def e2h(t):
 # ------------------------------------------------------------------------------ E3
 def e3a(t):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
-    if rot is None or sto is None:
-        return _missing()
     src = SOURCE["E3a"]
     flat = sized(f"the axes stay at {src['axes']}", rot.control_top_share_axes,
                  src["axes"].region(), ".3f", "top axis share ")
@@ -631,8 +610,6 @@ def e3a(t):
 
 def e3b(t):
     rot, sto = _results(t, "rotated"), _results(t, "adam")
-    if rot is None or sto is None:
-        return _missing()
     src = SOURCE["E3b"]
     return judged([
         sized("reversed in the rotated controls",
@@ -647,8 +624,6 @@ def e3b(t):
 
 def e3c(t):
     rot, o = _results(t, "rotated"), t.get("diagnosis", "overlap_targets")
-    if rot is None:
-        return _missing()
     per = rot[[f"control_syntax_cos_{s}_rotated" for s in SYNTAX]].mean(axis=1)
     src = SOURCE["E3c"]
     along = sized("along a rotated vector", per, (src["cos"].region()[0], INF), ".2f",
@@ -667,19 +642,15 @@ def e3c(t):
 
 
 def _moved(t: Tables, study: str, column: str, optimizer: str | None = None):
-    r = t.get(study, "results")
-    if r is None:
-        return None
+    r = t.need(study, "results")
     if optimizer is not None:
         r = r[r.optimizer == optimizer]
     return pd.Series(r[column], dtype="boolean")
 
 
-def _moved_claim(m: pd.Series | None, where: str, source: Count) -> tuple[str, str]:
+def _moved_claim(m: pd.Series, where: str, source: Count) -> tuple[str, str]:
     """A "spike moved on 3 of 8 seeds" claim: not comparable unless at least half the seeds have
     a spike in both runs; then a count against the source's (our share within 1/8 of it)."""
-    if m is None:
-        return _missing()
     n, k = int(m.notna().sum()), int(m.fillna(False).sum())
     text = (f"moved on {k} of the {n} seeds where {where} ({len(m) - n} without)" if n
             else f"no seed where {where} (all {len(m)} without)")
@@ -697,8 +668,6 @@ def e3d(t):
 def e3e(t):
     b = _costs(t, "rotated")
     rot = _results(t, "rotated")
-    if b is None or rot is None:
-        return _missing()
     spikes = rot.set_index("control_run").control_spike_rotated.dropna()
     rotated = b[b.basis == "rotated"]
     is_spike = rotated.apply(lambda r: spikes.get(r.control_run) == r.direction, axis=1)
@@ -717,8 +686,6 @@ def e3e(t):
 
 def e3e_e1(t):
     b = _costs(t, "rotated", "anchored")
-    if b is None:
-        return _missing()
     e1 = b[(b.basis == "axes") & (b.direction == 0)].cost
     src = SOURCE["E3e′"]
     k = int(e1.between(*src["e1"].region()).sum())
@@ -737,9 +704,7 @@ S1_RATE, S1_BOUND = SOURCE["S1"]["rate"].value, SOURCE["S1"]["bound"].value  # r
 
 
 def s1(t):
-    rate = t.get("loss-rate-screen", "rate")
-    if rate is None:
-        return _missing()
+    rate = t.need("loss-rate-screen", "rate")
     r = rate.set_index("rule").loc["net removal"]
     text = (f"{int(r.losses)} of {int(r.runs)} lost; rate {r.rate:.3f}, exact 95% interval "
             f"{r.low:.3f} to {r.high:.3f}")
@@ -913,13 +878,22 @@ def margins_text(claim: str) -> str:
     return f"; equivalence margin ±{' and ±'.join(f'{v:g}' for v in m)}"
 
 
+def judge(claim: Claim, t: Tables) -> tuple[str, str]:
+    """Our figure and the verdict of one claim on the tables ``t``; a table its rule needs that
+    is not committed makes the claim not comparable (said once here, for every rule)."""
+    try:
+        return claim.ours(t)
+    except Missing:
+        return _missing()
+
+
 def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
     """One row per claim: id, section, claim, the source's figure, the rule, and for the regime
     whose tables are in ``where``: our figure and the verdict."""
     t = Tables(where)
     rows = []
     for c in CLAIMS:
-        ours, verdict = c.ours(t)
+        ours, verdict = judge(c, t)
         assert verdict in VERDICTS, (c.id, verdict)
         rows.append({"id": c.id, "name": NAMES[c.id], "section": c.section, "claim": c.claim,
                      "source": c.source,

@@ -417,8 +417,11 @@ def test_a_claim_of_parts_names_each_parts_verdict():
 
 
 def test_a_missing_table_makes_a_claim_not_comparable_not_an_error():
-    text, v = ledger.p1(Given())
-    assert v == NC and "not measured" in text
+    for claim in ledger.CLAIMS:  # every rule, on no tables at all
+        text, v = ledger.judge(claim, Given())
+        assert v == NC and "not measured" in text, claim.id
+    with pytest.raises(ledger.Missing, match="rotated-basis/results"):
+        ledger.p1(Given())  # a rule alone says which table it needs
 
 
 def test_the_committed_ledger_has_every_claim_once_with_a_verdict():
