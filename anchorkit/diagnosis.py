@@ -73,6 +73,14 @@ REVISIONS = {
         "(or the criterion, where e₁'s is within it) and the largest removal within that spill; "
         "per arm, how many of the runs e₁ alone leaves short the erasure family rescues there. "
         "The verdicts keep the criterion's spill; the matched count is shown beside them."),
+    "relation: the source's r": (
+        "*Added on 2026-12-04, after the tables were read:* the rule above is a conjunction of two "
+        "tests at 8 seeds, which can miss a relation the source's size would predict; beside it, "
+        "each testable correlation is judged by the ledger's one relation rule "
+        "(verdicts.relation_verdict): Pearson's r with its Fisher-z 95% interval, reproduced "
+        "where the interval holds the source's r = 0.94 and lies above zero, not reproduced "
+        "where it excludes 0.94, else undecided. The prediction's verdict keeps the rule as "
+        "committed."),
 }
 
 PREDICTIONS = {

@@ -122,3 +122,19 @@ def test_the_scout_grid_marks_the_adopted_regime():
     marked = charts.level_grid(levels, regimes, adopted="b").to_dict()
     assert "'b' ? datum.value + ' (adopted after the scout)'" in str(marked)
     assert "adopted" not in str(charts.level_grid(levels, regimes).to_dict())
+
+
+def test_each_correlation_is_also_judged_by_the_ledgers_one_relation_rule():
+    rel = pd.DataFrame([
+        {"optimizer": "rotated", "measure": "control_drop", "against": "cos_e1_syntax", "n": 8,
+         "pearson": 0.72, "testable": True, "relation": False},   # holds 0.94, above 0
+        {"optimizer": "rotated", "measure": "shortfall", "against": "cos_e1_syntax", "n": 8,
+         "pearson": 0.2, "testable": True, "relation": False},    # excludes 0.94
+        {"optimizer": "rotated", "measure": "shortfall", "against": "cos_e1_spike", "n": 8,
+         "pearson": 0.70, "testable": True, "relation": False},   # holds 0.94 and 0
+        {"optimizer": "adam", "measure": "shortfall", "against": "cos_e1_spike", "n": 8,
+         "pearson": float("nan"), "testable": False, "relation": False}])
+    got = dp.source_r_verdicts(rel)
+    assert list(got.against_source) == ["reproduced", "not reproduced",
+                                        "cannot be decided at this number of seeds", "not comparable"]
+    assert got.low.iloc[0] > 0 and got.high.iloc[0] >= dp.SOURCE_R > got.high.iloc[1]

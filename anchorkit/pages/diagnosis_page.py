@@ -13,7 +13,9 @@ import pandas as pd
 from anchorkit import diagnosis, viability
 from anchorkit.pages.findings import deep_alignment
 from anchorkit.formatting import captioned, number, summary
-from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE
+from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE, SOURCE
+from anchorkit.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
+                                relation_interval, relation_verdict)
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.rank import LOW_RANK_VERDICT, beyond_input
 from anchorkit.regimes import REPORT, SECOND_EPOCHS
@@ -23,6 +25,7 @@ from anchorkit.optimizers import QUESTION, ROTATED_ADAM
 TABLES = ("rank_curves", "probe", "ranks", "rank_verdicts", "probe_verdicts", "overlap",
           "overlap_targets", "overlap_verdicts", "relation", "mirror", "notable")
 ARMS = {o.name: o.label for o in reversed(QUESTION)}  # rotated first, as the tables list them
+SOURCE_R = SOURCE["E2c"]["r"].value  # the source's overlap relation, Pearson r
 TARGET_NAMES = {"spike": "energy spike", "syntax": "syntax-holding vector",
                 "costliest": "costliest direction"}
 
@@ -129,12 +132,28 @@ def overlap_holds(tables) -> bool:
     return all((t["overlap_verdicts"].verdict == "weak").all() for t in tables.values())
 
 
+def source_r_verdicts(rel: pd.DataFrame) -> pd.DataFrame:
+    """Each testable correlation of a ``relation`` table judged by the ledger's one relation rule
+    against the source's r (``REVISIONS["relation: the source's r"]``): its Fisher-z interval and
+    verdict."""
+    out = rel.copy()
+    ivals = [relation_interval(r, int(n)) for r, n in zip(out.pearson, out.n)]
+    out["low"], out["high"] = [i[0] for i in ivals], [i[1] for i in ivals]
+    out["against_source"] = [relation_verdict(r, int(n), SOURCE_R) if t else NOT_COMPARABLE
+                             for r, n, t in zip(out.pearson, out.n, out.testable)]
+    return out
+
+
 def relation_text(tables) -> str:
     rel = pd.concat([t["relation"] for t in tables.values()], ignore_index=True)
     tested = rel[rel.testable]
+    judged = source_r_verdicts(tested).against_source
+    by_rule = ", ".join(f"{int((judged == v).sum())} {v}" for v in (REPRODUCED, UNDECIDED,
+                                                                     NOT_REPRODUCED))
     return (f"{int(tested.relation.sum())} of {len(tested)} testable correlations show a relation "
             f"by the rule ({len(rel) - len(tested)} more not testable: a cosine the same on every "
-            f"seed)")
+            f"seed); judged against the source's r = {SOURCE_R} by its Fisher-z interval, the "
+            f"ledger's relation rule, {by_rule}")
 
 
 def relation_holds(tables) -> bool:
@@ -334,13 +353,17 @@ RELATION_NAMES = {"shortfall": "shortfall in net removal", "control_drop": "cont
 
 def relation_styler(rel: pd.DataFrame, regime):
     """The overlap relation's correlations with their exact permutation p-values."""
-    df = rel.assign(arm=rel.optimizer.map(ARMS), measure=rel.measure.map(RELATION_NAMES),
-                    against=rel.against.map(RELATION_NAMES))
+    df = source_r_verdicts(rel)
+    df = df.assign(arm=df.optimizer.map(ARMS), measure=df.measure.map(RELATION_NAMES),
+                   against=df.against.map(RELATION_NAMES))
     return captioned(df, {"arm": "arm", "measure": "measure", "against": "against",
                           "pearson": "Pearson r", "p_pearson": "p", "spearman": "Spearman ρ",
-                          "p_spearman": "p", "testable": "testable", "relation": "relation"},
+                          "p_spearman": "p", "testable": "testable", "relation": "relation",
+                          "low": "r, 95% low", "high": "r, 95% high",
+                          "against_source": f"against the source's r = {SOURCE_R}"},
                      f"The overlap relation on our seeds, {regime.title} (exact one-sided "
-                     f"permutation p-values over the 8 seeds)", fmt="{:.3f}")
+                     f"permutation p-values over the 8 seeds; Fisher-z interval of r and the "
+                     f"ledger's relation rule against the source's r beside)", fmt="{:.3f}")
 
 
 def full_overlap_text(tables) -> str:
