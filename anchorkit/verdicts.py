@@ -37,8 +37,8 @@ decided by no number of seeds; with one, every interval narrower than the margin
 
 A size that cannot be decided carries the seeds that would decide it (``seeds_needed``: the
 median's large-sample error set against the distance to the region's nearer bound, plus the
-margin where there is one, a rough guide that assumes the spread stays as seen; no number of seeds when the median sits on a
-bound without a margin).
+margin where there is one, a rough guide that assumes the spread stays as seen; no number of
+seeds when the median sits on a bound without a margin).
 
 A claim of several named parts is reproduced when every part is, not reproduced when any part is
 not, cannot be decided when a part cannot (and none failed), and not comparable when a part is not
