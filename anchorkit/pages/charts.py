@@ -292,7 +292,7 @@ def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame, adopted: str | None 
     order = list(LEVEL_COLOURS)
     return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
         x=alt.X("epochs:O", title="training length (epochs)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("regime:N", title=None, sort=sorted(df.regime.unique()),
+        y=alt.Y("regime:N", title="regime", sort=sorted(df.regime.unique()),
                 axis=alt.Axis(labelExpr=(f"datum.value == '{adopted}' ? datum.value + ' ({mark})'"
                                          " : datum.value") if adopted else "datum.value",
                               labelLimit=400)),
@@ -329,9 +329,9 @@ def verdict_grid(ledger: pd.DataFrame):
     order = list(VERDICT_COLOURS)
     df = ledger.assign(label=ledger.id + "  " + ledger.name)
     return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
-        x=alt.X("regime:N", title=None, sort=list(dict.fromkeys(df.regime)),
+        x=alt.X("regime:N", title="regime", sort=list(dict.fromkeys(df.regime)),
                 axis=alt.Axis(labelAngle=-50, orient="top", labelAlign="left", labelLimit=130)),
-        y=alt.Y("label:N", title=None, sort=list(dict.fromkeys(df.label)),
+        y=alt.Y("label:N", title="claim of the source report", sort=list(dict.fromkeys(df.label)),
                 axis=alt.Axis(labelLimit=200)),
         color=alt.Color("verdict:N", sort=order, title=None,
                         scale=alt.Scale(domain=order, range=list(VERDICT_COLOURS.values())),

@@ -57,14 +57,18 @@ def rank_chart(long: pd.DataFrame, measure: str = "removal"):
 
 def probe_chart(tables):
     """The probe's balanced accuracy by slice, before and after the e₁ edit: the median over runs
-    and its lowest, a panel per regime; colour by recipe and arm."""
+    and its lowest, a panel per regime; colour and marker by recipe and arm."""
     rows = []
     for regime, t in tables.items():
         rows.append(t["probe"].assign(regime=regime.title))
     df = pd.concat(rows, ignore_index=True)
     df["runs"] = df.recipe + ", " + df.optimizer.map(ARMS)
+    # colour and marker shape both by runs (one merged legend): lines that lie on top of each
+    # other, as the weak-basis regime's do, stay told apart by their markers
+    legend = alt.Legend(orient="bottom", columns=2)
     base = alt.Chart().encode(x=alt.X("slice:O"), color=alt.Color("runs:N", title=None,
-                              legend=alt.Legend(orient="bottom", columns=2)),
+                                                                   legend=legend),
+                              shape=alt.Shape("runs:N", title=None, legend=legend),
                               strokeDash=alt.StrokeDash("edit:N", title="e₁ edit",
                                                         sort=["before", "after"],
                                                         legend=alt.Legend(symbolType="stroke")))
