@@ -111,3 +111,16 @@ def test_the_introduction_says_why_each_regime_cannot_answer_even_where_the_basi
     assert three.startswith("In no regime can our runs answer it")
     assert screens.intro_first_screen([facts("x", screens.FORMS, 3)]).startswith(
         "Our runs can ask it in the x.")
+
+
+def test_each_question_answers_in_one_list_a_line_per_regime_of_the_report():
+    from anchorkit.pages import report_page
+    from anchorkit.regimes import REPORT
+
+    glued = {r.key(f"answer-{q}"): f"{q} in the {r.title}" for r in REPORT
+             for q in report_page.QUESTIONS}
+    lists = report_page.answer_lists(glued, {r: {} for r in REPORT})
+    assert set(lists) == {f"answers-{q}" for q in report_page.QUESTIONS}
+    lines = lists["answers-e1"].split("\n")
+    assert lines == [f'- *{r.title[0].upper() + r.title[1:]}:* <span class="glued">e1 in the '
+                     f'{r.title}</span>' for r in REPORT]

@@ -61,7 +61,7 @@ def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame
         if r in shown:  # removal as a paired comparison first, the kept/lost count second
             answers[r]["e1"] = (f"{findings.removal_comparison(shown[r]['results'])}; by the "
                                 f"kept/lost count, {answers[r]['e1']}")
-        for key in ("e1", "e2", "e3", "discussion"):
+        for key in QUESTIONS:
             glued[r.key(f"answer-{key}")] = _sentence(answers[r][key] if r in shown else not_yet(r))
         for key in facts[WEAK]:
             glued[r.key(key)] = facts[r][key] if r in shown else "(not computed yet)"
@@ -69,6 +69,18 @@ def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame
         plain[f"answer-{key}-text"] = " ".join(f"{r.title.capitalize()}: {a[key]}."
                                                for r, a in answers.items())
     return glued, plain
+
+
+QUESTIONS = ("e1", "e2", "e3", "discussion")  # the report's answers, one per regime each
+
+
+def answer_lists(glued: dict[str, str], shown: dict) -> dict[str, str]:
+    """Each question's answers as one Markdown list, a line per regime of the report (in
+    ``regimes_of`` order, each answer marked as computed), glued as ``answers-<question>``: a
+    regime added to the report is one more line, with no page markdown to write."""
+    return {f"answers-{q}": "\n".join(
+        f'- *{r.title[0].upper() + r.title[1:]}:* <span class="glued">{glued[r.key(f"answer-{q}")]}'
+        f"</span>" for r in regimes_of(shown)) for q in QUESTIONS}
 
 
 def criterion_figures(results: pd.DataFrame) -> tuple[str, str]:
