@@ -169,6 +169,14 @@ def glue(key: str, value, text: bool = False) -> None:
     _glue(key, value if text else glued(value), display=False)
 
 
+def regime_list(texts: Mapping[Regime, str]) -> str:
+    """Markdown: a line per regime, ``- *Its title:* text``, each text marked as computed (glue
+    it with ``glue(key, Markdown(...), text=True)`` and place it with a ``{glue:md}`` block): a
+    regime added to the report is one more line, with no page markdown to write."""
+    return "\n".join(f'- *{r.title[0].upper() + r.title[1:]}:* <span class="glued">{t}</span>'
+                      for r, t in texts.items())
+
+
 def glue_all(figures: Mapping[str, object]) -> None:
     """Glue every figure of a mapping (glue key → text)."""
     for key, value in figures.items():

@@ -18,7 +18,7 @@ from anchorkit.pages import findings, scout_findings, screens
 from anchorkit.pages.diagnosis_page import selection
 from anchorkit.pages.supporting import measured_before_bounded_removal, screen_scope as scope
 from anchorkit.task import SYNTAX
-from anchorkit.pages.page import REPORTS
+from anchorkit.pages.page import REPORTS, regime_list
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.regimes import REPORT, WEAK, Regime
 from anchorkit.formatting import by_seed, captioned, count_moved
@@ -78,9 +78,8 @@ def answer_lists(glued: dict[str, str], shown: dict) -> dict[str, str]:
     """Each question's answers as one Markdown list, a line per regime of the report (in
     ``regimes_of`` order, each answer marked as computed), glued as ``answers-<question>``: a
     regime added to the report is one more line, with no page markdown to write."""
-    return {f"answers-{q}": "\n".join(
-        f'- *{r.title[0].upper() + r.title[1:]}:* <span class="glued">{glued[r.key(f"answer-{q}")]}'
-        f"</span>" for r in regimes_of(shown)) for q in QUESTIONS}
+    return {f"answers-{q}": regime_list({r: glued[r.key(f"answer-{q}")] for r in regimes_of(shown)})
+            for q in QUESTIONS}
 
 
 def criterion_figures(results: pd.DataFrame) -> tuple[str, str]:
