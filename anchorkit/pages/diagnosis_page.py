@@ -303,10 +303,10 @@ def why_sentence(tables) -> str:
     erasure family tried."""
     read, runs = read_beyond_input(tables)
     short, rescued = rescued_by_rank(tables[diagnosis.FOCUS])
-    return (f"Why: with e₁ projected out, a probe still reads difference beyond the input on "
-            f"{read} of {runs} falloff runs, and {diagnosis.RANKS[-1] - 1} more directions of "
-            f"the erasure family tried rescue {rescued} of the {short} "
-            f"{diagnosis.FOCUS.title} runs e₁ leaves short")
+    return (f"Why: with e₁ projected out, a probe reads difference beyond the input on "
+            f"{read} of {runs} falloff runs, and {diagnosis.RANKS[-1] - 1} more erasure directions "
+            f"(the family tried) rescue {rescued} of {short} {diagnosis.FOCUS.title} runs e₁ "
+            f"leaves short")
 
 
 def rescued_by_rank(t) -> tuple[int, int]:

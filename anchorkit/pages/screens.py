@@ -89,7 +89,7 @@ def _why(f: RegimeFacts, short: bool = False,
     recipe = (f"the recipe fails: none of the {f.runs} falloff runs meets every criterion; raw "
               f"removal {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
               if f.met == 0 else
-              f"{f.met} of {f.runs} falloff runs meet every criterion")
+              f"{f.met} of {f.runs} runs meet every criterion")
     if f.answerable:
         return f"the question can be asked: {premise}, and {recipe}"
     if f.premise == FORMS:
@@ -130,8 +130,8 @@ def _short_why(f: RegimeFacts, again: bool = False) -> str:
     figures = f"one axis holds {number(f.top_share)}" + (
         "" if again else " of the energy, the source's about half")
     if f.met:  # the recipe's scope, said where it works too
-        return (f"in the {f.title} {premise} ({figures}), and {f.met} of {f.runs} falloff runs "
-                f"meet every criterion")
+        return (f"in the {f.title} {premise} ({figures}), and {f.met} of {f.runs} runs meet "
+                f"every criterion")
     recipe = (" but" if f.premise == FORMS else " and") + " the recipe fails"
     figures += f"; raw removal {number(f.raw_removal)}, the source's {E2A_MEDIAN}"
     return f"in the {f.title} {premise}{recipe} ({figures})"
