@@ -98,7 +98,7 @@ def test_the_committed_first_screens_are_short_plain_and_computed(committed):
 def test_the_introduction_says_why_each_regime_cannot_answer_even_where_the_basis_forms():
     text = screens.intro_first_screen([facts("weak-basis regime", screens.ABSENT, 8),
                                        facts("second regime", screens.FORMS, 0)])
-    assert text.startswith("In neither regime can our runs answer it")
+    assert text.startswith("Neither regime's runs can answer it")
     assert "in the weak-basis regime plain Adam builds no privileged basis (one axis" in text
     assert ("in the second regime plain Adam builds a privileged basis but the recipe fails "
             "(one axis holds 0.10; raw removal 0.50, the source's 0.98)") in text
@@ -108,7 +108,7 @@ def test_the_introduction_says_why_each_regime_cannot_answer_even_where_the_basi
     for said in ("2 reproduce", "3 do not", "4 cannot be decided", "1 cannot be compared"):
         assert said in counts  # all four verdicts
     three = screens.intro_first_screen([facts(t, screens.ABSENT, 8) for t in "abc"])
-    assert three.startswith("In no regime can our runs answer it")
+    assert three.startswith("No regime's runs can answer it")
     assert screens.intro_first_screen([facts("x", screens.FORMS, 3)]).startswith(
         "Our runs can ask it in the x.")
 

@@ -148,8 +148,8 @@ def intro_answer(facts: list[RegimeFacts]) -> str:
     """Where the question can be answered, and why not where it cannot, in one sentence."""
     can = [f for f in facts if f.answerable]
     if not can:
-        head = ("In neither regime" if len(facts) == 2 else "In no regime") + \
-            " can our runs answer it: " + "; ".join(_short_why(f, i > 0) for i, f in enumerate(facts)) + "."
+        head = (("Neither regime's" if len(facts) == 2 else "No regime's") + " runs can answer it: "
+                + "; ".join(_short_why(f, i > 0) for i, f in enumerate(facts)) + ".")
     else:
         head = ("Our runs can ask it in the " + " and the ".join(f.title for f in can) + ".")
     return head
