@@ -67,7 +67,8 @@ REVISIONS = {
         "effective rank is 1 (e₁ alone meets the criteria) passes that comparison, and the "
         "verdict can read low-rank redundancy where e₁ alone does the work."),
     "rank: matched spill": (
-        "*Added on 2026-12-04, after the tables were read:* the spill criterion (0.02) is also a "
+        f"*Added on 2026-12-04, after the tables were read:* the spill criterion "
+        f"({criteria.SPILL_MAX}) is also a "
         "bar the e₁ edit itself may not clear, so a subspace is compared with e₁ at matched "
         "spill too: for each run, the effective rank with raw spill up to the e₁ edit's own "
         "(or the criterion, where e₁'s is within it) and the largest removal within that spill; "
@@ -78,8 +79,8 @@ REVISIONS = {
         "tests at 8 seeds, which can miss a relation the source's size would predict; beside it, "
         "each testable correlation is judged by the ledger's one relation rule "
         "(verdicts.relation_verdict): Pearson's r with its Fisher-z 95% interval, reproduced "
-        "where the interval holds the source's r = 0.94 and lies above zero, not reproduced "
-        "where it excludes 0.94, else undecided. The prediction's verdict keeps the rule as "
+        "where the interval holds the source's r (the ledger's E2c figure) and lies above zero, "
+        "not reproduced where it excludes it, else undecided. The prediction's verdict keeps the rule as "
         "committed."),
 }
 

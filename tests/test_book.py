@@ -215,7 +215,7 @@ SMALL_TEXT = """[...document.querySelectorAll('.vega-embed svg .role-legend-labe
   .filter(t => parseFloat(getComputedStyle(t).fontSize) < %d).map(t => t.textContent).slice(0, 4)"""
 
 
-def test_on_a_phone_no_page_scrolls_sideways_and_every_chart_fits_its_column(html, browser):
+def test_on_a_phone_no_page_scrolls_sideways_and_nothing_leaves_its_column_unscrolled(html, browser):
     """At 390 px: the page is no wider than the screen, every chart and table lies inside the
     content column (or scrolls inside it), and no legend or axis title is under 12 px."""
     from anchorkit.pages.theme import LEGIBLE

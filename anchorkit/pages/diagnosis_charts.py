@@ -63,15 +63,17 @@ def probe_chart(tables):
         rows.append(t["probe"].assign(regime=regime.title))
     df = pd.concat(rows, ignore_index=True)
     df["runs"] = df.recipe + ", " + df.optimizer.map(ARMS)
-    # colour and marker shape both by runs (one merged legend): lines that lie on top of each
-    # other, as the weak-basis regime's do, stay told apart by their markers
+    # colour and marker shape both by runs (the colour legend names them): lines that lie on top
+    # of each other, as the weak-basis regime's do, stay told apart by their markers
     legend = alt.Legend(orient="bottom", columns=2)
     base = alt.Chart().encode(x=alt.X("slice:O"), color=alt.Color("runs:N", title=None,
                                                                    legend=legend),
-                              shape=alt.Shape("runs:N", title=None, legend=legend),
+                              shape=alt.Shape("runs:N", legend=None),
                               strokeDash=alt.StrokeDash("edit:N", title="e₁ edit",
                                                         sort=["before", "after"],
-                                                        legend=alt.Legend(symbolType="stroke")))
+                                                        legend=alt.Legend(symbolType="stroke", orient="bottom",
+                                                                          symbolStrokeColor="#555",
+                                                                          symbolStrokeWidth=2)))
     med = base.mark_line(point=True).encode(
         y=alt.Y("median(accuracy):Q", title="balanced accuracy (median over runs)",
                 scale=alt.Scale(domain=[0.4, 1.0])))

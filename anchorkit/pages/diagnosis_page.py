@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from anchorkit import diagnosis, viability
-from anchorkit.pages.findings import deep_alignment
+from anchorkit.pages.findings import ARMS, deep_alignment
 from anchorkit.formatting import captioned, number, summary
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE, SOURCE
 from anchorkit.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
@@ -20,11 +20,10 @@ from anchorkit.provenance import has_tables, read_tables
 from anchorkit.rank import LOW_RANK_VERDICT, beyond_input
 from anchorkit.regimes import REPORT, SECOND_EPOCHS
 from anchorkit.studies import PAPER_SEEDS
-from anchorkit.optimizers import QUESTION, ROTATED_ADAM
+from anchorkit.optimizers import ROTATED_ADAM
 
 TABLES = ("rank_curves", "probe", "ranks", "rank_verdicts", "probe_verdicts", "overlap",
           "overlap_targets", "overlap_verdicts", "relation", "mirror", "notable")
-ARMS = {o.name: o.label for o in reversed(QUESTION)}  # rotated first, as the tables list them
 SOURCE_R = SOURCE["E2c"]["r"].value  # the source's overlap relation, Pearson r
 TARGET_NAMES = {"spike": "energy spike", "syntax": "syntax-holding vector",
                 "costliest": "costliest direction"}
