@@ -36,7 +36,8 @@ class Regime:
     ``train``); ``epochs`` and ``step``, how its studies train at the paper profile; ``title``, how
     a page names it; ``glue``, the suffix of its glue keys; ``folder``, its folder under a tables
     root (by default its name; None: the root itself); ``recipes``, the recipe its runs train in
-    place of a study's (by the study's name for it: ``{"falloff": "falloff-pull-0.3"}``)."""
+    place of a study's (by the study's name for it: ``{"falloff": "falloff-pull-0.3"}``);
+    ``origin``, how it came to the report, as the report page says it."""
 
     name: str
     changes: Mapping[str, Mapping] = field(default_factory=dict)
@@ -46,6 +47,7 @@ class Regime:
     glue: str = ""
     folder: str | None = ""  # "": its name
     recipes: Mapping[str, str] = field(default_factory=dict)
+    origin: str = ""  # how it came to the report's pages, a clause in MyST (its runs ignore it)
 
     def __post_init__(self):
         if not self.title:
@@ -103,10 +105,14 @@ _NO_POSITIONS = {"learned_positions": False}
 _NO_POSITIONS_NO_BIASES = {"learned_positions": False, "residual_biases": False}
 
 # the calibrated regime: today's configuration, its 400 epochs and the eager step
-WEAK = Regime("weak-basis", epochs=400, step="eager", title="weak-basis regime", folder=None)
+WEAK = Regime("weak-basis", epochs=400, step="eager", title="weak-basis regime", folder=None,
+              origin="the one the method was calibrated in")
 SECOND = Regime("no-positions-no-biases-lr-decayed",
                 {"model": _NO_POSITIONS_NO_BIASES, "train": _DECAYED},
-                title="second regime", glue="-second")
+                title="second regime", glue="-second",
+                origin=("chosen after the {doc}`optimizer scout <optimizer-scout>`, on the "
+                        "calibration seeds only, from the premise of the rotated arm, the arm the "
+                        "report's E2 and E3 are about (the scout's own rule did not adopt it)"))
 
 # every regime the scout screens, by name
 SCREENED: dict[str, Regime] = {r.name: r for r in (
@@ -129,7 +135,10 @@ SCREENED: dict[str, Regime] = {r.name: r for r in (
 RECALIBRATED_SEEDS = tuple(range(704, 720))
 RECALIBRATED = Regime("no-positions-no-biases-lr-decayed-pull-0.3", SECOND.changes,
                       title="second regime, recalibrated", glue="-recalibrated",
-                      recipes={"falloff": "falloff-pull-0.3"})
+                      recipes={"falloff": "falloff-pull-0.3"},
+                      origin=("the second regime with the recipe recalibrated there, on "
+                              "calibration seeds, before its paper seeds trained "
+                              "({doc}`/book/methods`, *Recalibration in the second regime*)"))
 
 # the catalogue, by name
 REGIMES: dict[str, Regime] = {**SCREENED, RECALIBRATED.name: RECALIBRATED}

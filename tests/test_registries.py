@@ -64,6 +64,30 @@ def test_a_toy_regimes_page_figures_carry_its_glue_key(registered):
     assert "Toy regime" in table.columns
 
 
+def test_a_regime_added_to_the_report_is_one_more_line_of_every_per_regime_list(monkeypatch):
+    """The report's and the reference baseline's per-regime findings are lists the page's markdown
+    places whole: a third regime of the report (here the toy one, its tables not computed) is one
+    more line in each, in the report's order, and the sentence naming the regimes counts it."""
+    from anchorkit.pages import page, supporting
+
+    monkeypatch.setattr(page, "REPORT", (*REPORT, TOY_REGIME))
+    tables = read_tables(ROOT / "reports" / "rotated-basis")
+    shown = {WEAK: tables}
+    glued, _ = report_page.summary_figures(shown, {WEAK: ledger.ledger(ROOT / "reports", WEAK.title)})
+    glued |= report_page.later_figures(ROOT / "reports", shown)
+    lists = report_page.each_lists(glued, shown)
+    assert set(lists) == {"moved-rotated-each", "later-moved-each"}  # the predictions come later
+    for md in lists.values():
+        lines = md.split("\n")
+        assert [line.split(":*")[0] for line in lines] == [
+            f"- *{r.title[0].upper() + r.title[1:]}" for r in (*REPORT, TOY_REGIME)]
+        assert "not computed yet" in lines[-1] or "not measured yet" in lines[-1]
+    said = report_page.regimes_text(shown, {WEAK: {"epochs": 400}})
+    assert said.startswith(f"We did so in {len(REPORT) + 1} ") and "**toy regime** (Adam's β₂ at 0.99; 2 epochs)" in said
+    others = supporting.other_regimes([*REPORT[1:], TOY_REGIME], {})
+    assert len(others.split("\n")) == len(REPORT) and f"--regime {TOY_REGIME.name}" in others
+
+
 def test_registries_resolve_names_once_and_refuse_unknown_ones():
     assert study("control") is STUDIES["control"] and study(STUDIES["control"]) is STUDIES["control"]
     assert regime(None) is WEAK and regime(SECOND.name) is SECOND and regime(SECOND) is SECOND

@@ -206,6 +206,18 @@ class StudyPage:
     def prov(self) -> dict:
         return next(iter(self.provenance.values()))
 
+    @property
+    def report_regimes(self) -> list[Regime]:
+        """The regimes the page speaks of (``report_regimes``)."""
+        return report_regimes(self.shown)
+
+
+def report_regimes(shown) -> list[Regime]:
+    """The regimes a page of the report's studies speaks of, the weak-basis regime first: the
+    report's (``regimes.REPORT``, a line saying "not computed yet" where a regime's tables are not
+    written) and any other it shows."""
+    return list(dict.fromkeys([*REPORT, *shown]))
+
 
 def study_page(study, seeds, profile="paper", epochs: int | None = None,
                device: str = "cpu", reports_dir=None, store_dir=None, reuse=True,

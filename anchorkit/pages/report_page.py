@@ -18,9 +18,9 @@ from anchorkit.pages import findings, scout_findings, screens
 from anchorkit.pages.diagnosis_page import selection
 from anchorkit.pages.supporting import measured_before_bounded_removal, screen_scope as scope
 from anchorkit.task import SYNTAX
-from anchorkit.pages.page import REPORTS, regime_list
+from anchorkit.pages.page import REPORTS, regime_list, report_regimes
 from anchorkit.provenance import has_tables, read_tables
-from anchorkit.regimes import REPORT, WEAK, Regime
+from anchorkit.regimes import WEAK, Regime
 from anchorkit.formatting import by_seed, captioned, count_moved
 from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
@@ -30,9 +30,7 @@ def not_yet(regime: Regime) -> str:
             f"--compute --regime {regime.name} rotated-basis`)")
 
 
-def regimes_of(shown: dict) -> list[Regime]:
-    """The regimes a report page speaks of: the report's, and any other it shows."""
-    return list(dict.fromkeys([*REPORT, *shown]))
+regimes_of = report_regimes  # the regimes a report page speaks of: the report's, and any other it shows
 
 
 def _sentence(text: str) -> str:
@@ -82,9 +80,35 @@ def answer_lists(glued: dict[str, str], shown: dict) -> dict[str, str]:
             for q in QUESTIONS}
 
 
-def criterion_figures(results: pd.DataFrame) -> tuple[str, str]:
-    """The weak-basis regime's falloff runs short of the calibration's removal criterion: the
-    report's clause, and the Methods page's sentence."""
+# the page's findings said once per regime, each as a list glued as ``<finding>-each``, and the
+# words that lead each line (the finding's text is a clause: "moved on 2 of 5 seeds …")
+EACH = {"moved-rotated": "falloff's spike ", "later-moved": "falloff's spike ",
+        "syntax-vector": "", "pred-mirror": "", "pred-e1": ""}
+
+
+def each_lists(glued: dict[str, str], shown: dict) -> dict[str, str]:
+    """Every finding of ``EACH`` that ``glued`` holds (``summary_figures``, ``later_figures``,
+    ``prediction_figures``), as one Markdown list with a line per regime of the report: the
+    page's markdown names no regime, so one added to the report is one more line."""
+    return {f"{base}-each": regime_list({r: lead + glued[r.key(base)] for r in regimes_of(shown)})
+            for base, lead in EACH.items() if WEAK.key(base) in glued}
+
+
+def regimes_text(shown: dict, provenance: dict) -> str:
+    """The report's regimes in one sentence: for each, its changes from the weak-basis regime,
+    its length (the shown runs', else the regime's own) and how it came to the report
+    (``Regime.origin``)."""
+    regimes = regimes_of(shown)
+    parts = [f"the **{r.title}** ({r.describe() + '; ' if r.changes or r.recipes else ''}"
+             f"{provenance[r]['epochs'] if r in provenance else r.epochs} epochs), {r.origin}"
+             for r in regimes]
+    return f"We did so in {len(regimes)} {{term}}`regimes <Regime>`: " + "; ".join(parts) + "."
+
+
+def criterion_figures(shown: dict[Regime, dict]) -> tuple[str, str]:
+    """The weak-basis regime's falloff runs (the regime the criterion was set in) short of the
+    calibration's removal criterion: the report's clause, and the Methods page's sentence."""
+    results = shown[WEAK]["results"]
     short = results.raw_removal < criteria.REMOVAL_MIN
     rot, plain = int(short[results.optimizer == ROTATED_ADAM.name].sum()), int(short[results.optimizer == PLAIN_ADAM.name].sum())
     counts = (f"{int(short.sum())} of the {len(results)} weak-basis falloff runs of this page ({rot} "

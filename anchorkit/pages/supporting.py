@@ -18,6 +18,7 @@ from anchorkit.regimes import regime as regime_of
 from anchorkit import criteria
 from anchorkit.formatting import (by_seed, captioned, count, count_moved, cpu_name, number, paired,
                                   seed_text, summary)
+from anchorkit.pages.page import regime_list
 from anchorkit.provenance import check_manifest, read_study
 from anchorkit.stats import pearson
 from anchorkit.task import OPS
@@ -104,17 +105,20 @@ def reference_sentence(facts: dict[str, str]) -> str:
             f"was {facts['rb-refnet']}, against a control-netted removal of {facts['rb-net']}.")
 
 
-def regime_figures(regime, facts: dict, study: str = "reference-baseline") -> dict[str, str]:
-    """What the page's section on another regime glues, each key from the regime's
-    (``Regime.key``): its sentence (or the command that computes its tables), its table as a file
-    and its tables' folder."""
-    sentence = (reference_sentence(facts[regime]) if regime in facts else
+def other_regimes(regimes, facts: dict, study: str = "reference-baseline") -> str:
+    """The page's section on the report's other regimes (``regimes``, those after the first) as a
+    Markdown list, a line per regime (``page.regime_list``): its sentence, or the command that
+    computes its tables, then its table as a file and its tables' folder. A regime added to the
+    report is one more line."""
+    lines = {}
+    for r in regimes:
+        said = (reference_sentence(facts[r]) if r in facts else
                 "Its tables are not computed yet (`python -m scripts.execute_studies --compute "
-                f"--regime {regime.name} {study}`).")
-    return {regime.key("rb"): sentence,
-            regime.key("rb-file"):
-                f"{{download}}`spikes.csv <{regime.reports('../../reports') / study / 'spikes'}.csv>`",
-            regime.key("rb-folder"): f"`{regime.reports('reports') / study}/`"}
+                f"--regime {r.name} {study}`).")
+        lines[r] = (f"{said} The table as a file: {{download}}`spikes.csv "
+                    f"<{r.reports('../../reports') / study / 'spikes'}.csv>` (every table of the "
+                    f"study in this regime, as Parquet, is in `{r.reports('reports') / study}/`).")
+    return regime_list(lines)
 
 
 def spike_table(tables: dict[str, pd.DataFrame], regime_title: str):
