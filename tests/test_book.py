@@ -215,6 +215,32 @@ SMALL_TEXT = """[...document.querySelectorAll('.vega-embed svg .role-legend-labe
   .filter(t => parseFloat(getComputedStyle(t).fontSize) < %d).map(t => t.textContent).slice(0, 4)"""
 
 
+# charts drawn wider than the output area they sit in (a chart must not need to scroll: the
+# book's narrow.js lays a chart out again for a narrow column once it is drawn)
+WIDE_CHARTS = """[...document.querySelectorAll('.vega-embed')].filter(e => {
+  const drawn = e.querySelector('svg, canvas');
+  return drawn && drawn.getBoundingClientRect().width > e.parentElement.clientWidth + 1;
+}).map(e => Math.round(e.querySelector('svg, canvas').getBoundingClientRect().width) + ' px in '
+  + e.parentElement.clientWidth)"""
+LAID_OUT = "[...document.querySelectorAll('.vega-embed')].every(e => e.hasAttribute('data-laid-out'))"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_chart_fits_the_column_it_sits_in_on_a_laptop_and_a_phone(html, browser, width):
+    """No chart is drawn wider than its output area: at 1280 px as built, at 390 px once narrow.js
+    has laid the wide ones out again (panels wrapped, legends beneath)."""
+    browser.resize(width, 844)
+    problems = {}
+    for page in _pages(html):
+        browser.open(page)
+        assert browser.wait_for(LAID_OUT), page
+        wide = browser.js(WIDE_CHARTS)
+        if wide:
+            problems[str(page.relative_to(html))] = wide
+    browser.resize(1280)
+    assert problems == {}
+
+
 def test_on_a_phone_no_page_scrolls_sideways_and_nothing_leaves_its_column_unscrolled(html, browser):
     """At 390 px: the page is no wider than the screen, every chart and table lies inside the
     content column (or scrolls inside it), and no legend or axis title is under 12 px."""
@@ -225,6 +251,7 @@ def test_on_a_phone_no_page_scrolls_sideways_and_nothing_leaves_its_column_unscr
     for page in _pages(html):
         browser.clear()
         browser.open(page)
+        assert browser.wait_for(LAID_OUT), page
         width, screen = browser.js("[document.documentElement.scrollWidth, window.innerWidth]")
         found = {"overflow": browser.js(OVERFLOW), "small text": browser.js(SMALL_TEXT % LEGIBLE),
                  "page width": width if width > screen + 1 else None}

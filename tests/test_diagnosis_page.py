@@ -120,7 +120,7 @@ def test_the_scout_grid_marks_the_adopted_regime():
     regimes = pd.DataFrame([{"regime": r, "epochs": 400, "level": "none", "controls_score": True}
                             for r in ("a", "b")])
     marked = charts.level_grid(levels, regimes, adopted="b").to_dict()
-    assert "'b' ? datum.value + ' (adopted after the scout)'" in str(marked)
+    assert "'b' ? [datum.value, '(adopted after the scout)']" in str(marked)
     assert "adopted" not in str(charts.level_grid(levels, regimes).to_dict())
 
 

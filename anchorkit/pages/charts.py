@@ -6,6 +6,8 @@ Every chart is interactive: hovering a mark shows its run, seed and value.
 
 from __future__ import annotations
 
+import textwrap
+
 import altair as alt
 import pandas as pd
 
@@ -293,16 +295,16 @@ def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame, adopted: str | None 
     return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
         x=alt.X("epochs:O", title="training length (epochs)", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("regime:N", title="regime", sort=sorted(df.regime.unique()),
-                axis=alt.Axis(labelExpr=(f"datum.value == '{adopted}' ? datum.value + ' ({mark})'"
+                axis=alt.Axis(labelExpr=(f"datum.value == '{adopted}' ? [datum.value, '({mark})']"
                                          " : datum.value") if adopted else "datum.value",
-                              labelLimit=400)),
+                              labelLimit=400)),  # the mark on a line of its own
         color=alt.Color("level:N", title="level (both seeds)", sort=order,
                         scale=alt.Scale(domain=order, range=list(LEVEL_COLOURS.values())),
                         legend=alt.Legend(orient="bottom")),
         tooltip=["regime:N", "epochs:O", alt.Tooltip("level:N", title="level, both seeds"),
                  alt.Tooltip("seed_level:N", title="by seed"),
                  alt.Tooltip("scores:N", title="controls' scores")],
-    ).properties(width=240, height=22 * df.regime.nunique())
+    ).properties(width=240, height=28 * df.regime.nunique())  # room for a two-line label
 
 
 VERDICT_COLOURS = dict(zip(VERDICTS, ("#1a9850", "#d73027", "#fdae61", "#bdbdbd")))
@@ -351,18 +353,26 @@ def prediction_verdicts(tests: dict[str, dict], names: dict[str, str]):
     """The essay's predictions at a glance: one cell per prediction (rows, named by ``names``),
     coloured by its verdict, which is written beside it; the figures on hover."""
     df = pd.DataFrame([{"prediction": names[k], "verdict": t["verdict"], "seeds": t["n"],
-                        "agree": t["agree"], "p (Holm)": t["p_holm"]} for k, t in tests.items()])
+                        "agree": t["agree"], "p (Holm)": t["p_holm"],
+                        "written": textwrap.wrap(t["verdict"], VERDICT_LINE)}
+                       for k, t in tests.items()])
     order = list(dict.fromkeys(ESSAY_COLOURS))
+    # long names and verdicts on two lines, so that the chart fits a phone's column whole
     y = alt.Y("prediction:N", title=None, sort=list(df.prediction),
-              axis=alt.Axis(labelLimit=360))
+              axis=alt.Axis(labelLimit=360, labelExpr=two_lines(df.prediction, longest=28)))
     cells = alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
         y=y, x=alt.value(0), x2=alt.value(20), color=alt.Color("verdict:N", sort=order, legend=None, scale=alt.Scale(
             domain=order, range=[ESSAY_COLOURS[v] for v in order])),
         tooltip=["prediction:N", "verdict:N", "seeds:Q", alt.Tooltip("agree:Q", title="seeds "
                  "going the predicted way"), alt.Tooltip("p (Holm):Q", format=".3f")])
-    words = alt.Chart(df).mark_text(align="left", dx=8).encode(
-        y=y, x=alt.value(28), text="verdict:N")
-    return alt.layer(cells, words).properties(width=260, height=22 * len(df))
+    words = alt.Chart(df.assign(shift=lambda d: ROW / 2 - 6 * (d.written.map(len) - 1))).mark_text(
+        align="left", dx=8, lineHeight=12).encode(  # a two-line verdict centred on its row
+        y=y, x=alt.value(28), text="written", yOffset=alt.YOffset("shift:Q", scale=None))
+    return alt.layer(cells, words).properties(width=28 + 6 * VERDICT_LINE, height=ROW * len(df))
+
+
+VERDICT_LINE = 18  # characters: the longest line of a verdict written beside its cell
+ROW = 30  # px: a prediction's row (its offsets count from the row's top)
 
 
 def paired_by_seed(results: pd.DataFrame, column: str, title: str, threshold: float | None = None):
