@@ -66,17 +66,20 @@ def probe_chart(tables):
     # colour and marker shape both by runs (the colour legend names them): lines that lie on top
     # of each other, as the weak-basis regime's do, stay told apart by their markers
     legend = alt.Legend(orient="bottom", columns=2)
-    base = alt.Chart().encode(x=alt.X("slice:O"), color=alt.Color("runs:N", title=None,
-                                                                   legend=legend),
-                              shape=alt.Shape("runs:N", legend=None),
-                              strokeDash=alt.StrokeDash("edit:N", title="e₁ edit",
-                                                        sort=["before", "after"],
-                                                        legend=alt.Legend(symbolType="stroke", orient="bottom",
-                                                                          symbolStrokeColor="#555",
-                                                                          symbolStrokeWidth=2)))
-    med = base.mark_line(point=True).encode(
+    base = alt.Chart().encode(
+        x=alt.X("slice:O"), color=alt.Color("runs:N", title=None, legend=legend),
         y=alt.Y("median(accuracy):Q", title="balanced accuracy (median over runs)",
                 scale=alt.Scale(domain=[0.4, 1.0])))
+    # the dashes on a line layer of their own and the markers on another: a line drawn with
+    # point=True gives the dash legend transparent strokes (vega-lite), so it showed no glyphs
+    dashed = base.mark_line().encode(
+        strokeDash=alt.StrokeDash("edit:N", title="e₁ edit", sort=["before", "after"],
+                                  legend=alt.Legend(symbolType="stroke", orient="bottom",
+                                                    symbolStrokeColor="#555", symbolStrokeWidth=2)),
+        detail="edit:N")
+    marked = base.mark_point(filled=True, size=40).encode(shape=alt.Shape("runs:N", legend=None),
+                                                          detail="edit:N")
+    med = alt.layer(dashed, marked)
     chance = alt.Chart().mark_rule(color="#888", strokeDash=[2, 2]).encode(
         y=alt.datum(diagnosis.PROBE_CHANCE))
     return alt.layer(med, chance, data=df).properties(width=300, height=200).facet(
