@@ -62,6 +62,24 @@ def test_a_relation_that_is_there_is_found_and_one_that_is_not_is_not():
     assert math.isnan(flat["pearson"]) and math.isnan(flat["p_pearson"])
 
 
+def test_at_16_seeds_the_relation_draws_orderings_and_keeps_its_meaning():
+    """16! orderings cannot all be tried: the p-value comes from random orderings with a fixed
+    seed, the same on every call, never 0, tiny for a relation that is there, and not small for
+    one that is not; the exact path at 8 seeds is the one its tables were computed with."""
+    from anchorkit.overlap import EXACT_MAX, PERMUTATIONS
+
+    x = np.arange(16) / 10
+    strong = relation(x, 2 * x + 0.01 * np.sin(np.arange(16)))
+    assert strong["n"] == 16 > EXACT_MAX
+    assert strong["p_pearson"] == 1 / (1 + PERMUTATIONS)  # none as large: the floor, not 0
+    assert relation(x, 2 * x + 0.01 * np.sin(np.arange(16))) == strong  # the same draws
+    shuffled = 2 * x[np.random.default_rng(3).permutation(16)]
+    none = relation(x, shuffled)
+    assert abs(none["pearson"]) < 0.5 and none["p_pearson"] > 0.05
+    # a negative relation is not a positive one (one-sided)
+    assert relation(x, -2 * x)["p_pearson"] > 0.99
+
+
 def test_relations_judge_each_arm_measure_and_cosine():
     x = np.arange(8) / 10
     t = pd.DataFrame({"optimizer": ["rotated"] * 8, "cos_e1_syntax": x, "cos_e1_spike": x[::-1],

@@ -350,6 +350,12 @@ RELATION_NAMES = {"shortfall": "shortfall in net removal", "control_drop": "cont
                   "cos_e1_spike": "|cos(e₁, energy spike)|"}
 
 
+def seed_count(n: pd.Series) -> str:
+    """How many seeds a table's tests ran over: one number, or its range where a test had fewer
+    (a run without a spike leaves its seed out of the spike's)."""
+    return f"{n.max()}" if n.min() == n.max() else f"{n.min()} to {n.max()}"
+
+
 def relation_styler(rel: pd.DataFrame, regime):
     """The overlap relation's correlations with their exact permutation p-values."""
     df = source_r_verdicts(rel)
@@ -361,7 +367,7 @@ def relation_styler(rel: pd.DataFrame, regime):
                           "low": "r, 95% low", "high": "r, 95% high",
                           "against_source": f"against the source's r = {SOURCE_R}"},
                      f"The overlap relation on our seeds, {regime.title} (exact one-sided "
-                     f"permutation p-values over the 8 seeds; Fisher-z interval of r and the "
+                     f"permutation p-values over {seed_count(rel.n)} seeds; Fisher-z interval of r and the "
                      f"ledger's relation rule against the source's r beside)", fmt="{:.3f}")
 
 
