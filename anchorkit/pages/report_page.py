@@ -94,6 +94,14 @@ def each_lists(glued: dict[str, str], shown: dict) -> dict[str, str]:
             for base, lead in EACH.items() if WEAK.key(base) in glued}
 
 
+def regimes_named(shown: dict) -> str:
+    """The report's regimes by title, for the introduction's table of studies: "the weak-basis
+    regime and the second regime, side by side"."""
+    titles = [f"the {r.title}" for r in regimes_of(shown)]
+    named = titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " and " + titles[-1]
+    return named + (", side by side" if len(titles) > 1 else "")
+
+
 def regimes_text(shown: dict, provenance: dict) -> str:
     """The report's regimes in one sentence: for each, its changes from the weak-basis regime,
     its length (the shown runs', else the regime's own) and how it came to the report
