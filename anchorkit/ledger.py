@@ -26,6 +26,7 @@ The claims are the source report's, in our words, never tuned towards.
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -949,16 +950,27 @@ SECTIONS = (("premise", "Premise: the privileged basis under plain Adam"),
 
 def section_tables(wide: pd.DataFrame) -> list[tuple[str, str]]:
     """The side-by-side ledger (``side_by_side``) as one HTML table per section of claims, with
-    its title: the claim, the source's figure, ours and the verdict per regime, the rule."""
-    ours = [col for col in wide.columns if col.startswith(("ours (", "verdict ("))]
+    its title. A claim's row holds the claim (its id first, the rule for its verdict beneath), the
+    source's figure, and one cell per regime with the verdict above our figure, so that a regime
+    added to the report adds one column, not two; every cell carries its column's name
+    (``data-label``), which a phone's layout shows where it stacks a row's cells."""
+    regimes = [col[len("verdict ("):-1] for col in wide.columns if col.startswith("verdict (")]
+    labels = ("claim", "the source's figure", *regimes)
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in labels)
     out = []
     for section, title in SECTIONS:
-        rows = wide[wide.section == section]
-        html = (rows[["id", "claim", "source", *ours, "rule"]]
-                .rename(columns={"source": "the source's figure", "rule": "rule for the verdict"})
-                .to_html(index=False, classes="ledger", border=0, escape=True)
-                .replace('<tr style="text-align: right;">', '<tr style="text-align: left;">'))
-        out.append((title, html))
+        body = []
+        for _, row in wide[wide.section == section].iterrows():
+            claim = (f"<strong>{html.escape(row.id)}</strong> {html.escape(row.claim)}"
+                     f'<span class="ledger-rule">Rule: {html.escape(row.rule)}</span>')
+            cells = [claim, html.escape(row.source)] + [
+                f'<span class="ledger-verdict">{html.escape(row[f"verdict ({r})"])}</span>'
+                f'{html.escape(row[f"ours ({r})"])}' if isinstance(row[f"verdict ({r})"], str)
+                else "" for r in regimes]
+            body.append("<tr>" + "".join(f'<td data-label="{html.escape(label)}">{c}</td>'
+                                         for label, c in zip(labels, cells)) + "</tr>")
+        out.append((title, f'<table class="ledger"><thead><tr style="text-align: left;">{head}'
+                           f'</tr></thead><tbody>{"".join(body)}</tbody></table>'))
     return out
 
 

@@ -444,3 +444,24 @@ def test_every_claim_has_a_short_name_in_words_for_the_lead_picture():
     names = list(ledger.NAMES.values())
     assert len(set(names)) == len(names) and all(0 < len(n) <= 28 for n in names)
     assert not any(re.search(r"\d\.\d", n) for n in names)  # words, not the source's figures
+
+
+def test_a_regime_added_to_the_ledger_adds_one_column_of_verdicts_above_figures():
+    table = ledger.ledger(ROOT / "reports")
+    two = pd.concat([table.assign(regime="first"), table.assign(regime="second")])
+    three = pd.concat([two, table.assign(regime="third", verdict=ledger.UNDECIDED, ours="<n = 16>")])
+    widths = {}
+    for tables, n in ((two, 2), (three, 3)):
+        sections = ledger.section_tables(ledger.side_by_side(tables))
+        assert [title for title, _ in sections] == [title for _, title in ledger.SECTIONS]
+        html = "".join(h for _, h in sections)
+        heads = re.findall(r"<th>(.*?)</th>", html)
+        widths[n] = len(heads) // len(sections)
+        assert heads[:widths[n]] == ["claim", "the source&#x27;s figure", "first", "second", "third"][:widths[n]]
+        assert html.count("<tr>") == len(table)  # one row per claim, every section
+        assert html.count('class="ledger-rule"') == len(table)  # each claim's rule beneath it
+        # every cell names its column, for the phone's stacked layout
+        assert html.count("<td ") == html.count('<td data-label="') == len(table) * widths[n]
+    assert widths == {2: 4, 3: 5}
+    # the third regime's cells: its verdict, then its figure, escaped
+    assert (f'<span class="ledger-verdict">{ledger.UNDECIDED}</span>&lt;n = 16&gt;' in html)
