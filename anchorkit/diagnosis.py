@@ -1,7 +1,7 @@
 """Why our runs differ from the source's: the diagnosis study's predictions and decision rules,
 written before any of its tables exist (the page glues them beside each verdict).
 
-The study runs on the published weights of both report regimes (no training), with the frozen
+The study runs on the published weights of its regimes (``REGIMES``; no training), with the frozen
 method's edit (every slice and position, full dose) and probe set. Three parts:
 
 1. **Where difference lives when e₁ is gone** — a held-out linear probe for "difference vs the
@@ -20,10 +20,15 @@ Every threshold a rule uses is a constant here, imported by the code that judges
 from __future__ import annotations
 
 from anchorkit import criteria
-from anchorkit.regimes import SECOND
+from anchorkit.regimes import SECOND, WEAK
 
 # the regime whose missing removal the diagnosis sets out to explain (its first screen's regime)
 FOCUS = SECOND
+# the regimes the diagnosis is measured in, on their published weights, in the order its pages
+# show them: its own list, not the report's (``regimes.REPORT``), since a regime joins the report
+# when its study's tables are committed and the diagnosis only once its parts are re-run on its
+# weights (``anchorkit.diagnosis_study``); the weak-basis regime first, then the focus
+REGIMES = (WEAK, FOCUS)
 
 # ---------------------------------------------------------------------- part 1: rank
 RANKS = tuple(range(1, 9))  # k = 1…8 directions projected out together (e₁ first)

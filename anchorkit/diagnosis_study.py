@@ -15,13 +15,14 @@ from pathlib import Path
 import pandas as pd
 from tqdm.std import tqdm
 
+from anchorkit import diagnosis
 from anchorkit.directions import notable_table
 from anchorkit.executor import THREADS, threads
 from anchorkit.overlap import overlap_study
 from anchorkit.profiles import PAPER
 from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
 from anchorkit.rank import probe_verdicts, rank_curves, rank_verdicts, ranks_table
-from anchorkit.regimes import REPORT, WEAK, Regime
+from anchorkit.regimes import WEAK, Regime
 from anchorkit.store import RunStore
 from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS, run_config
 from anchorkit.symmetry import mirror_table
@@ -62,7 +63,7 @@ def run_mirror(reports_dir, steps: int, seeds=PAPER_SEEDS, publish: bool = False
                progress: bool = True) -> dict[str, pd.DataFrame]:
     """Part 3 in every report regime: the ``mirror`` table."""
     out = {}
-    for regime in REPORT:
+    for regime in diagnosis.REGIMES:
         t0, source = time.perf_counter(), source_state()
         with threads(THREADS):  # as a study's tasks: the tables do not depend on the cores
             table = mirror_table(regime, seeds, steps, progress)

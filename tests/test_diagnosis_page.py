@@ -9,6 +9,7 @@ import re
 import pandas as pd
 import pytest
 
+from anchorkit import diagnosis
 from anchorkit.pages import diagnosis_charts as dc
 from anchorkit.pages import diagnosis_page as dp
 from anchorkit.pages import report_page
@@ -47,7 +48,7 @@ def test_the_page_computes_everything_from_committed_tables(tables, no_weights):
               dc.overlap_chart(tables), dc.overlap_chart(tables, "control_other_ops")]
     assert all(c.to_dict() for c in charts)
     summary = dp.summary_table(tables)
-    assert list(summary.columns[2:]) == [r.title for r in REPORT]
+    assert list(summary.columns[2:]) == [r.title for r in diagnosis.REGIMES]
     assert summary.notna().all().all() and (summary != "").all().all()
 
 
@@ -73,11 +74,11 @@ def test_the_first_screen_is_short_plain_and_computed(tables):
     assert len(text.split()) <= 120
     assert not CLAIM_ID.search(text)
     d = dp.dissociation(tables)
-    second = d[(d.regime == REPORT[1].title) & (d.optimizer == "rotated")]
+    second = d[(d.regime == diagnosis.REGIMES[1].title) & (d.optimizer == "rotated")]
     # the rotated arm's figure, the one the report quotes (one form per number), which the chart
     # beside it shows in its own colour
     assert dp.summary(second.raw_removal) in text
-    assert dp.summary(tables[REPORT[1]]["results"].query("optimizer == 'rotated'").raw_removal) in text
+    assert dp.summary(tables[diagnosis.REGIMES[1]]["results"].query("optimizer == 'rotated'").raw_removal) in text
 
 
 def test_rank_curves_start_where_the_studys_e1_edit_stands(tables):

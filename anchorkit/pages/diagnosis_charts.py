@@ -11,7 +11,6 @@ from anchorkit import criteria, diagnosis
 from anchorkit.pages.diagnosis_page import ARMS, TARGET_NAMES
 from anchorkit.pages.theme import LEGIBLE  # noqa: F401 (registers the book's chart theme)
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
-from anchorkit.regimes import REPORT
 
 
 def dissociation_chart(df: pd.DataFrame):
@@ -34,7 +33,7 @@ def dissociation_chart(df: pd.DataFrame):
     criterion = alt.Chart(pd.DataFrame({"y": [criteria.REMOVAL_MIN]})).mark_rule(
         strokeDash=[4, 3], color="#888").encode(y="y:Q")
     layers = alt.layer(dots, criterion, bar, mark, data=df).properties(width=300, height=240)
-    return layers.facet(column=alt.Column("regime:N", title=None, sort=[r.title for r in REPORT]))
+    return layers.facet(column=alt.Column("regime:N", title=None, sort=[r.title for r in diagnosis.REGIMES]))
 
 
 def rank_chart(long: pd.DataFrame, measure: str = "removal"):
@@ -51,7 +50,7 @@ def rank_chart(long: pd.DataFrame, measure: str = "removal"):
     line = criteria.REMOVAL_MIN if measure == "removal" else criteria.SPILL_MAX
     rule = alt.Chart().mark_rule(strokeDash=[4, 3], color="#888").encode(y=alt.datum(line))
     return alt.layer(runs, med, rule, data=long).properties(width=220, height=160).facet(
-        row=alt.Row("regime:N", title=None, sort=[r.title for r in REPORT]),
+        row=alt.Row("regime:N", title=None, sort=[r.title for r in diagnosis.REGIMES]),
         column=alt.Column("arm:N", title=None, sort=list(ARMS.values())))
 
 
@@ -83,7 +82,7 @@ def probe_chart(tables):
     chance = alt.Chart().mark_rule(color="#888", strokeDash=[2, 2]).encode(
         y=alt.datum(diagnosis.PROBE_CHANCE))
     return alt.layer(med, chance, data=df).properties(width=300, height=200).facet(
-        column=alt.Column("regime:N", title=None, sort=[r.title for r in REPORT]))
+        column=alt.Column("regime:N", title=None, sort=[r.title for r in diagnosis.REGIMES]))
 
 
 def overlap_chart(tables, measure: str = "control_drop"):
@@ -106,5 +105,5 @@ def overlap_chart(tables, measure: str = "control_drop"):
         tooltip=["v:N", "overlap:Q", alt.Tooltip(f"{measure}:Q", format=".3f")])
     at = alt.Chart().mark_rule(strokeDash=[4, 3], color="#888").encode(x=alt.datum(diagnosis.AT))
     return alt.layer(lines, at, data=df).properties(width=220, height=170).facet(
-        row=alt.Row("regime:N", title=None, sort=[r.title for r in REPORT]),
+        row=alt.Row("regime:N", title=None, sort=[r.title for r in diagnosis.REGIMES]),
         column=alt.Column("arm:N", title=None, sort=list(ARMS.values())))

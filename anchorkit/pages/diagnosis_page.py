@@ -18,7 +18,7 @@ from anchorkit.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDE
                                 relation_interval, relation_verdict)
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.rank import LOW_RANK_VERDICT, beyond_input
-from anchorkit.regimes import REPORT, SECOND_EPOCHS
+from anchorkit.regimes import SECOND_EPOCHS
 from anchorkit.studies import PAPER_SEEDS
 from anchorkit.optimizers import ROTATED_ADAM
 
@@ -30,11 +30,11 @@ TARGET_NAMES = {"spike": "energy spike", "syntax": "syntax-holding vector",
 
 
 def load(reports_dir) -> dict[str, dict[str, pd.DataFrame]]:
-    """Per report regime: its diagnosis tables, with the rotated-basis study's ``results`` and
+    """Per regime of the diagnosis (``diagnosis.REGIMES``): its diagnosis tables, with the rotated-basis study's ``results`` and
     ``alignment`` and, in the second regime, the viability check's ``anchors`` (every read checked
     against its folder's manifest)."""
     out = {}
-    for regime in REPORT:
+    for regime in diagnosis.REGIMES:
         home = regime.reports(reports_dir)
         tables = dict(read_tables(Path(home) / "diagnosis"))
         missing = [t for t in TABLES if t not in tables]
@@ -115,7 +115,7 @@ def rank_holds(tables) -> bool:
     """The rank prediction: the second regime's rotated arm reads low-rank redundancy, the
     weak-basis regime's rotated arm has a median effective rank of at most 2."""
     v = {r: t["rank_verdicts"].set_index("optimizer") for r, t in tables.items()}
-    weak, second = REPORT
+    weak, second = diagnosis.REGIMES
     return (v[second].loc["rotated", "verdict"] == LOW_RANK_VERDICT
             and v[weak].loc["rotated", "median_rank"] <= 2)
 
@@ -203,12 +203,12 @@ def selection(t) -> str:
 def summary_table(tables) -> pd.DataFrame:
     """Each candidate explanation of the ledger's failures, the test that addresses it and its
     outcome per regime, every cell computed from the tables."""
-    weak, second = REPORT
+    weak, second = diagnosis.REGIMES
     rows = []
 
     def add(candidate, test, outcome):
         rows.append({"candidate explanation": candidate, "test": test,
-                     **{r.title: outcome(tables[r]) for r in REPORT}})
+                     **{r.title: outcome(tables[r]) for r in diagnosis.REGIMES}})
 
     add("The premise is smaller than the source's (the rotated controls' energy spike)",
         "top energy share of the rotated controls along their rotated axes (the source's about "
@@ -291,7 +291,7 @@ def read_beyond_input(tables) -> tuple[int, int]:
 def why_of(reports_dir) -> str:
     """``why_sentence`` from the diagnosis tables under ``reports_dir``; where they are not (a
     scratch re-run at another profile), a sentence that only points to them, with no figure."""
-    if not all(has_tables(Path(r.reports(reports_dir)) / "diagnosis") for r in REPORT):
+    if not all(has_tables(Path(r.reports(reports_dir)) / "diagnosis") for r in diagnosis.REGIMES):
         return "Why the numbers differ is tested on the published weights"
     return why_sentence(load(reports_dir))
 
