@@ -37,7 +37,8 @@ class Regime:
     a page names it; ``glue``, the suffix of its glue keys; ``folder``, its folder under a tables
     root (by default its name; None: the root itself); ``recipes``, the recipe its runs train in
     place of a study's (by the study's name for it: ``{"falloff": "falloff-pull-0.3"}``);
-    ``origin``, how it came to the report, as the report page says it."""
+    ``origin``, how it came to the report, as the report page says it; ``seeds``, the paper seeds
+    its studies run at in place of a study's own (empty: the study's)."""
 
     name: str
     changes: Mapping[str, Mapping] = field(default_factory=dict)
@@ -48,6 +49,7 @@ class Regime:
     folder: str | None = ""  # "": its name
     recipes: Mapping[str, str] = field(default_factory=dict)
     origin: str = ""  # how it came to the report's pages, a clause in MyST (its runs ignore it)
+    seeds: tuple[int, ...] = ()  # its own paper seeds, where not a study's (``Study.seeds_in``)
 
     def __post_init__(self):
         if not self.title:
@@ -135,7 +137,7 @@ SCREENED: dict[str, Regime] = {r.name: r for r in (
 RECALIBRATED_SEEDS = tuple(range(704, 720))
 RECALIBRATED = Regime("no-positions-no-biases-lr-decayed-pull-0.3", SECOND.changes,
                       title="second regime, recalibrated", glue="-recalibrated",
-                      recipes={"falloff": "falloff-pull-0.3"},
+                      recipes={"falloff": "falloff-pull-0.3"}, seeds=RECALIBRATED_SEEDS,
                       origin=("the second regime with the recipe recalibrated there, on "
                               "calibration seeds, before its paper seeds trained "
                               "({doc}`/book/methods`, *Recalibration in the second regime*)"))

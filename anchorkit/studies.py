@@ -56,9 +56,20 @@ class Study:
         if not self.page:
             object.__setattr__(self, "page", self.name)
 
+    def seeds_in(self, seeds, regime: Regime) -> list[int]:
+        """The seeds its runs in ``regime`` are at: the regime's own paper seeds
+        (``Regime.seeds``, the recalibrated regime's 16) where ``seeds`` are the study's defaults,
+        those are the paper seeds and the regime has its own, else ``seeds`` (a reader's seeds,
+        and the loss-rate screen's, are never replaced)."""
+        if regime.seeds and tuple(seeds) == self.seeds == tuple(PAPER_SEEDS):
+            return list(regime.seeds)
+        return list(seeds)
+
     def pairs(self, seeds: list[int], profile: Profile = PAPER, regime: Regime = WEAK,
               epochs: int | None = None) -> list[Pair]:
-        """The (anchored, control) pairs it measures, arm by arm, seed by seed."""
+        """The (anchored, control) pairs it measures, arm by arm, seed by seed (at
+        ``seeds_in(seeds, regime)``)."""
+        seeds = self.seeds_in(seeds, regime)
         return [Pair(run_config(s, recipe, optimizer, profile, regime, epochs),
                      run_config(s, "control", optimizer, profile, regime, epochs))
                 for recipe, optimizer in self.arms for s in seeds]
@@ -165,6 +176,7 @@ def compute_study(s: Study, seeds: list[int], profile: Profile, regime: Regime,
     """
     t0 = time.perf_counter()
     source = source_state()
+    seeds = s.seeds_in(seeds, regime)
     pairs = s.pairs(seeds, profile, regime, epochs)
     runs = runs_of(pairs)
     where = regime.reports(reports_dir) / s.name if reports_dir is not None else None
@@ -198,8 +210,8 @@ def written_regimes(s: Study, seeds: list[int], profile: Profile, epochs: int | 
                     reports_dir, shown: list[Regime]) -> bool:
     """Whether ``reports_dir`` holds these runs' tables in every regime ``shown`` (checked: a
     folder that does not verify is an error)."""
-    return all(written_for(r.reports(reports_dir) / s.name, s.name, seeds, profile.name,
-                           s.runs(seeds, profile, r, epochs)) for r in shown)
+    return all(written_for(r.reports(reports_dir) / s.name, s.name, s.seeds_in(seeds, r),
+                           profile.name, s.runs(seeds, profile, r, epochs)) for r in shown)
 
 
 def shown_regimes(s: Study, seeds: list[int], profile: Profile = PAPER,
@@ -210,7 +222,7 @@ def shown_regimes(s: Study, seeds: list[int], profile: Profile = PAPER,
     named regime without tables is computed; names are checked here)."""
     if regimes is None:
         return [WEAK] + [r for r in REPORT[1:] if reports_dir is not None and written_for(
-            r.reports(reports_dir) / s.name, s.name, seeds, profile.name,
+            r.reports(reports_dir) / s.name, s.name, s.seeds_in(seeds, r), profile.name,
             s.runs(seeds, profile, r, epochs))]
     if isinstance(regimes, (str, Regime)) or not list(regimes):
         raise ParameterError("regimes", regimes, "expected a list of regime names, or None")

@@ -74,3 +74,24 @@ def test_the_recalibrated_regime_is_the_second_with_the_chosen_recipe():
 def test_the_scout_screens_the_regimes_it_screened():
     assert regimes.RECALIBRATED.name not in scout.REGIMES
     assert set(scout.REGIMES) | {regimes.RECALIBRATED.name} == set(regimes.REGIMES)
+
+
+def test_a_study_at_its_paper_seeds_runs_at_a_regimes_own_in_that_regime():
+    from anchorkit.pages.page import seed_counts
+    from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS, STUDIES
+
+    r = regimes.RECALIBRATED
+    # the paper seeds stand for the regime's own 16, so the page at its defaults reads them
+    assert ROTATED_BASIS.seeds_in(PAPER_SEEDS, r) == list(regimes.RECALIBRATED_SEEDS)
+    assert ({c.seed for c in ROTATED_BASIS.runs(PAPER_SEEDS, regime=r)}
+            == set(regimes.RECALIBRATED_SEEDS))
+    # other regimes, a reader's seeds and the loss-rate screen's own seeds are left as they are
+    assert ROTATED_BASIS.seeds_in(PAPER_SEEDS, regimes.SECOND) == PAPER_SEEDS
+    assert ROTATED_BASIS.seeds_in([704, 705], r) == [704, 705]
+    screen = STUDIES["loss-rate-screen"]
+    assert screen.seeds_in(list(screen.seeds), r) == list(screen.seeds)
+    # the page's seed count says where a regime has its own
+    assert seed_counts(ROTATED_BASIS, PAPER_SEEDS, [regimes.WEAK, regimes.SECOND]) == "8"
+    assert (seed_counts(ROTATED_BASIS, PAPER_SEEDS, [regimes.WEAK, regimes.SECOND, r])
+            == f"8 (16 in the {r.title})")
+    assert seed_counts(ROTATED_BASIS, [704, 705], [regimes.WEAK, r]) == "2"

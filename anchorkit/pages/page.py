@@ -270,9 +270,18 @@ def study_page(study, seeds, profile="paper", epochs: int | None = None,
     if provenance_glued:
         glue(f"provenance-{s.name}", "\n\n".join(notes))
     glue_all(rerun_figures(s, list(page.shown)))
-    glue(f"{s.name}-seeds", len(seeds))
+    glue(f"{s.name}-seeds", seed_counts(s, seeds, list(page.shown)))
     glue(f"{s.name}-epochs", page.prov["epochs"])
     return page
+
+
+def seed_counts(s: Study, seeds, shown) -> str:
+    """How many seeds a page's runs are at: "8", or "8 (16 in the second regime, recalibrated)"
+    where a regime shown runs at its own paper seeds (``Study.seeds_in``)."""
+    n = len(seeds)
+    others = [f"{len(s.seeds_in(seeds, r))} in the {r.title}" for r in shown
+              if len(s.seeds_in(seeds, r)) != n]
+    return f"{n} ({'; '.join(others)})" if others else str(n)
 
 
 def _checked_common(seeds, store_dir, flags: dict):
