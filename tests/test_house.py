@@ -145,6 +145,7 @@ LONG_MODULES = {
     "measure": "the measurements on the probe sets",
     "charts": "the book's figures, one builder per figure kind",
     "diagnosis_page": "the diagnosis page's figures, tables and sentences (its why, for the other pages too)",
+    "page": "a study page's parameters checked, its tables found or computed, its provenance shown",
 }
 
 

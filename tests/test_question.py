@@ -82,3 +82,26 @@ def test_the_committed_predictions_are_the_code_s_and_name_the_interval_it_uses(
     assert committed.read_text() == text
     _, low, high = median_interval(np.arange(1.0, 17.0))  # the order statistics themselves
     assert f"the {int(low)}th to the {int(high)}th difference" in text
+
+
+def test_the_report_reads_the_test_as_an_answer_only_where_the_question_can_be_asked():
+    import dataclasses
+    from pathlib import Path
+
+    from anchorkit import ledger
+    from anchorkit.pages import asked, screens
+    from anchorkit.provenance import read_tables
+    from anchorkit.regimes import SECOND
+
+    root = Path(__file__).resolve().parent.parent / "reports"
+    tables = read_tables(SECOND.reports(root) / "rotated-basis")
+    f = screens.regime_facts(SECOND, ledger.ledger(SECOND.reports(root), SECOND.name), tables)
+    assert not f.answerable and f.answer is not None  # the test runs; it is not read here
+    said = asked.question_answers({SECOND: f})[SECOND]
+    assert said.startswith("The question cannot be asked here") and "the recipe fails" in said
+    can = dataclasses.replace(f, met=3)  # the same figures, where the recipe worked
+    assert asked.question_answers({SECOND: can})[SECOND].startswith(
+        f"In the {SECOND.title}, it can be asked: ")
+    table = asked.question_tables({SECOND: tables})[0].data
+    assert list(table.measure) == list(q.MEASURES.values()) and set(table.answer) <= set(q.ANSWERS)
+    assert (table.seeds == 8).all()

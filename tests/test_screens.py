@@ -16,17 +16,21 @@ ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 130  # "at most about 120"
 
 
+def _answer(verdict, diff=(-0.012, -0.151, 0.034)):
+    return screens.Answer(verdict, diff, 0.1, (0.853, 0.80, 0.90), (0.861, 0.81, 0.91), 14, 0.053)
+
+
 def facts(title, premise, met, share=0.1, raw=0.5, seeds=8):
     return screens.RegimeFacts(title, seeds, premise, share, met, 16, raw, 0.85,
                                {REPRODUCED: 2, NOT_REPRODUCED: 3, UNDECIDED: 4,
-                                NOT_COMPARABLE: 1})
+                                NOT_COMPARABLE: 1}, _answer("does not need the privileged axis"))
 
 
 @pytest.mark.parametrize("premise, met, says", [
     (screens.ABSENT, 8, "plain Adam builds no privileged basis (one axis holds 0.10"),
     (screens.UNDECIDED_PREMISE, 0, "cannot be decided at 8 seeds"),
     (screens.FORMS, 0, "but the recipe fails: none of the 16 falloff runs"),
-    (screens.FORMS, 5, "the question can be asked")])
+    (screens.FORMS, 5, "In the weak-basis regime, it can be asked: the anchor does not need")])
 def test_each_regime_says_whether_the_question_can_be_answered_and_why(premise, met, says):
     text = screens.report_first_screen([facts("weak-basis regime", premise, met)])
     assert says in text and not screens.CLAIM_ID.search(text)
@@ -110,7 +114,7 @@ def test_the_introduction_says_why_each_regime_cannot_answer_even_where_the_basi
     three = screens.intro_first_screen([facts(t, screens.ABSENT, 8) for t in "abc"])
     assert three.startswith("No regime's runs can answer it")
     assert screens.intro_first_screen([facts("x", screens.FORMS, 3)]).startswith(
-        "Our runs can ask it in the x.")
+        "In the x, it can be asked: the anchor does not need the privileged axis.")
 
 
 def test_each_question_answers_in_one_list_a_line_per_regime_of_the_report():
@@ -118,9 +122,60 @@ def test_each_question_answers_in_one_list_a_line_per_regime_of_the_report():
     from anchorkit.regimes import REPORT
 
     glued = {r.key(f"answer-{q}"): f"{q} in the {r.title}" for r in REPORT
-             for q in report_page.QUESTIONS}
+             for q in (*report_page.QUESTIONS, "question")}
     lists = report_page.answer_lists(glued, {r: {} for r in REPORT})
-    assert set(lists) == {f"answers-{q}" for q in report_page.QUESTIONS}
+    assert set(lists) == {f"answers-{q}" for q in (*report_page.QUESTIONS, "question")}
     lines = lists["answers-e1"].split("\n")
     assert lines == [f'- *{r.title[0].upper() + r.title[1:]}:* <span class="glued">e1 in the '
                      f'{r.title}</span>' for r in REPORT]
+
+
+@pytest.mark.parametrize("verdict, says", [
+    ("does not need the privileged axis", "the anchor does not need the privileged axis"),
+    ("needs the privileged axis", "the anchor needs the privileged axis"),
+    ("removes more without the privileged axis", "the anchor removes more without the privileged axis"),
+    ("cannot be decided at this number of seeds", "the answer cannot be decided at 16 seeds")])
+def test_where_a_regime_can_ask_the_question_every_first_screen_leads_with_its_answer(
+        committed, verdict, says):
+    from anchorkit import question
+    assert verdict in question.ANSWERS
+    import dataclasses
+    third = dataclasses.replace(facts("second regime, recalibrated", screens.FORMS, 20, seeds=16),
+                                answer=_answer(verdict))
+    three = [*committed, third]
+    why = "Why: with e₁ projected out, a probe still reads difference beyond the input on 31 of " \
+          "32 falloff runs; the erasure family tried, 7 more directions, rescues 0 of the 14 " \
+          "second regime runs e₁ leaves short (the diagnosis)."
+    for fn in (screens.report_first_screen, screens.intro_first_screen,
+               screens.ledger_first_screen):
+        text = fn(three, why)
+        assert f"In the second regime, recalibrated, it can be asked: {says}." in text, fn.__name__
+        # the figures the answer rests on: kept of 16, each arm's interval, the difference's
+        for said in ("kept on 14 of 16 rotated seeds", "0.85 rotated (95% interval 0.80 to 0.90)",
+                     "0.86 plain (0.81 to 0.91)", "difference -0.01 (-0.15 to 0.03",
+                     "margin ±0.1", "the rotated control loses 0.05"):
+            assert said in text, (fn.__name__, said)
+        assert why in text and screens.words(text) <= LIMIT, (fn.__name__, screens.words(text))
+        assert not screens.CLAIM_ID.search(text)
+    # the introduction and the report say why the other two cannot, each with its figure
+    intro = screens.intro_first_screen(three)
+    assert "The other two regimes cannot: in the weak-basis regime" in intro
+    assert f"in the second regime the recipe fails (raw removal {committed[1].raw_removal:.2f}" in intro
+    assert intro.startswith("In the second regime, recalibrated,")
+
+
+def test_the_question_answer_is_read_from_the_paired_results():
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    plain = 0.8 + 0.02 * rng.standard_normal(16)
+    rows = [{"seed": s, "optimizer": o, "raw_removal": x + d, "net_removal": x, "kept": k,
+             "control_drop": c} for s, x in zip(range(16), plain)
+            for o, d, k, c in (("adam", 0.0, True, 0.5), ("rotated", 0.01, s < 12, 0.04))]
+    a = screens.question_answer(pd.DataFrame(rows))
+    assert a.verdict == "does not need the privileged axis" and a.kept == 12
+    assert a.difference[0] == pytest.approx(0.01) and a.control_drop == pytest.approx(0.04)
+    assert a.rotated[1] < a.rotated[0] < a.rotated[2]
+    one_arm = pd.DataFrame([r for r in rows if r["optimizer"] == "rotated"])
+    assert screens.question_answer(one_arm) is None

@@ -302,9 +302,9 @@ def why_sentence(tables) -> str:
     erasure family tried."""
     read, runs = read_beyond_input(tables)
     short, rescued = rescued_by_rank(tables[diagnosis.FOCUS])
-    return (f"Why: with e₁ projected out, a probe reads difference beyond the input on "
-            f"{read} of {runs} falloff runs, and {diagnosis.RANKS[-1] - 1} more erasure directions "
-            f"(the family tried) rescue {rescued} of {short} {diagnosis.FOCUS.title} runs e₁ "
+    return (f"Why: with e₁ projected out, a probe still reads difference beyond the input on "
+            f"{read} of {runs} falloff runs; the erasure family tried, {diagnosis.RANKS[-1] - 1} "
+            f"more directions, rescues {rescued} of the {short} {diagnosis.FOCUS.title} runs e₁ "
             f"leaves short")
 
 

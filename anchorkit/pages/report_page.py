@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from anchorkit import criteria, directions, mirror, scout, viability
-from anchorkit.pages import findings, scout_findings, screens
+from anchorkit.pages import asked, findings, scout_findings, screens
 from anchorkit.pages.diagnosis_page import selection
 from anchorkit.pages.supporting import measured_before_bounded_removal, screen_scope as scope
 from anchorkit.task import SYNTAX
@@ -52,6 +52,9 @@ def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame
     plain["intro-answer-text"] = screens.intro_answer(first)
     plain["why-text"] = why
     plain["intro-counts-text"] = screens.all_counts(first)
+    said = asked.question_answers(dict(zip(shown, first)))
+    for r in regimes_of(shown):
+        glued[r.key("answer-question")] = said[r] if r in said else _sentence(not_yet(r))
     answers = {r: findings.report_answers(t["results"], t["alignment"], claims[r])
                for r, t in shown.items()}
     facts = {r: findings.facts(t) for r, t in shown.items()}
@@ -77,7 +80,7 @@ def answer_lists(glued: dict[str, str], shown: dict) -> dict[str, str]:
     ``regimes_of`` order, each answer marked as computed), glued as ``answers-<question>``: a
     regime added to the report is one more line, with no page markdown to write."""
     return {f"answers-{q}": regime_list({r: glued[r.key(f"answer-{q}")] for r in regimes_of(shown)})
-            for q in QUESTIONS}
+            for q in (*QUESTIONS, "question")}
 
 
 # the page's findings said once per regime, each as a list glued as ``<finding>-each``, and the

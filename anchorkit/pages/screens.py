@@ -1,5 +1,7 @@
 """The first screens of the report, the introduction, the ledger and the essay: at most about
 ``WORDS`` words of plain sentences, computed from the committed tables, with no claim id in them.
+Where a regime can ask the question, its answer comes first, by the question's own test
+(``anchorkit.question``), with its figures; then why the other regimes cannot.
 
 A failure is said as a success is, with both figures ("alignment 0.85, the source's about 0.6").
 Per regime, the report's first screen says whether its question can be answered there: only where
@@ -16,12 +18,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from anchorkit import essay
+from anchorkit import essay, question
 from anchorkit.pages.findings import criteria_table
 from anchorkit.formatting import number
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, tally
 from anchorkit.regimes import Regime
-from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from anchorkit.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
+                                median_interval)
 from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 WORDS = 120
@@ -44,6 +47,35 @@ def premise_state(claims: pd.DataFrame) -> str:
 
 
 @dataclass(frozen=True)
+class Answer:
+    """The question's own test in a regime (``question.question_rows``, raw removal) and the
+    figures its sentence gives: medians with their exact 95% intervals (median, low, high)."""
+
+    verdict: str  # one of question.ANSWERS
+    difference: tuple[float, float, float]  # rotated minus plain, paired by seed
+    margin: float
+    rotated: tuple[float, float, float]  # the rotated falloff runs' raw removal
+    plain: tuple[float, float, float]  # their plain-Adam twins'
+    kept: int  # rotated falloff runs that keep the anchor (net removal at least one half)
+    control_drop: float  # the rotated controls' median drop under the same edit
+
+
+def question_answer(results: pd.DataFrame) -> Answer | None:
+    """The question's test on a regime's results table (both arms, paired by seed); None where
+    an arm is missing."""
+    rows = question.question_rows(results)
+    if rows.empty or not rows.seeds.iloc[0]:
+        return None
+    raw = rows.iloc[0]
+    rot = results[results.optimizer == ROTATED_ADAM.name]
+    plain = results[results.optimizer == PLAIN_ADAM.name]
+    return Answer(raw.answer, (raw["median difference"], raw["interval low"],
+                               raw["interval high"]), raw.margin,
+                  median_interval(rot.raw_removal), median_interval(plain.raw_removal),
+                  int(rot.kept.sum()), float(rot.control_drop.median()))
+
+
+@dataclass(frozen=True)
 class RegimeFacts:
     """What a regime's first sentence needs, from its ledger and rotated-basis tables."""
 
@@ -56,6 +88,7 @@ class RegimeFacts:
     raw_removal: float  # the rotated runs' median raw removal
     alignment: float  # the rotated runs' median alignment at slices 3–4
     tally: dict
+    answer: Answer | None = None  # the question's own test (read only where it can be asked)
 
     @property
     def answerable(self) -> bool:
@@ -72,7 +105,56 @@ def regime_facts(regime: Regime, claims: pd.DataFrame, tables: dict) -> RegimeFa
     return RegimeFacts(regime.title, int(rot.seed.nunique()), premise_state(claims),
                        float(plain.control_top_share_axes.median()), int(met.sum()), len(met),
                        float(rot.raw_removal.median()),
-                       float(a.groupby("seed").alignment.mean().median()), tally(claims))
+                       float(a.groupby("seed").alignment.mean().median()), tally(claims),
+                       question_answer(results))
+
+
+ANSWER_WORDS = {question.ALIKE: "the anchor does not need the privileged axis",
+                question.NEEDS: "the anchor needs the privileged axis",
+                question.MORE: "the anchor removes more without the privileged axis",
+                question.UNDECIDED: "the answer cannot be decided at {seeds} seeds"}
+WHERE = {question.ALIKE: "inside", question.NEEDS: "below", question.MORE: "above",
+         question.UNDECIDED: "across"}
+
+
+def _interval(m: tuple[float, float, float], lead: str = "95% interval ") -> str:
+    return f"{lead}{number(m[1])} to {number(m[2])}"
+
+
+def answer_sentence(f: RegimeFacts) -> str:
+    """The question's answer in a regime that can ask it, with its figures: the answer, the
+    anchor kept under rotated Adam, raw removal rotated and plain with their intervals, the paired
+    difference against its margin, and the control's collateral damage."""
+    a = f.answer
+    said = ANSWER_WORDS[a.verdict].format(seeds=f.seeds)
+    return (f"In the {f.title}, it can be asked: {said}. The anchor is kept on {a.kept} of "
+            f"{f.seeds} rotated seeds; raw removal {number(a.rotated[0])} rotated "
+            f"({_interval(a.rotated)}), {number(a.plain[0])} plain "
+            f"({_interval(a.plain, '')}), difference {number(a.difference[0])} "
+            f"({_interval(a.difference, '')}, {WHERE[a.verdict]} the margin ±{a.margin:g}); the "
+            f"rotated control loses {number(a.control_drop)}.")
+
+
+def missing(f: RegimeFacts, title: str) -> str:
+    """What a regime that cannot ask the question lacks (the premise first), with its figure;
+    ``title``: how the sentence names the regime."""
+    if f.premise == ABSENT:
+        return f"in {title} plain Adam builds no privileged basis (one axis holds {number(f.top_share)})"
+    if f.premise == UNDECIDED_PREMISE:
+        return (f"in {title} a privileged basis is undecided at {f.seeds} seeds (one axis holds "
+                f"{number(f.top_share)})")
+    return (f"in {title} the recipe fails (raw removal {number(f.raw_removal)}, the source's "
+            f"{E2A_MEDIAN})")
+
+
+def others_sentence(facts: list[RegimeFacts]) -> str:
+    """Where some regime can ask the question: why each of the others cannot, in one sentence."""
+    others = [f for f in facts if not f.answerable]
+    if not others:
+        return ""
+    lead = ("The other regime cannot: " if len(others) == 1 else
+            f"The other {'two' if len(others) == 2 else len(others)} regimes cannot: ")
+    return lead + "; ".join(missing(f, f"the {f.title}") for f in others) + "."
 
 
 def _why(f: RegimeFacts, short: bool = False,
@@ -104,11 +186,14 @@ def _alignment(facts: list[RegimeFacts]) -> str:
 
 def report_first_screen(facts: list[RegimeFacts], why: str = "") -> str:
     """The report's opening: what was done, per regime whether the question can be answered and
-    why not, and ``why`` (the diagnosis's one sentence, with its link), regimes in the order
+    why not (where some regime can ask it: its answer first, then why the others cannot, as the
+    introduction says it), and ``why`` (the diagnosis's one sentence, with its link), regimes in the order
     given (the alignment and the ledger's counts follow the picture)."""
     seeds = " and ".join(dict.fromkeys(str(f.seeds) for f in facts))
     text = (f"We retrained the source's recipe under rotated and plain Adam: {seeds} seeds, "
             f"{len(facts)} regime{'s' if len(facts) != 1 else ''}.")
+    if any(f.answerable for f in facts):  # the answer first, then why the others cannot ask
+        return " ".join(t for t in (intro_answer(facts), why) if t)
     for i, f in enumerate(facts):
         cannot = ("the question cannot be answered" if i == 0 else
                   "it cannot either" if not facts[i - 1].answerable else "it cannot be answered")
@@ -150,8 +235,9 @@ def intro_answer(facts: list[RegimeFacts]) -> str:
     if not can:
         head = (("Neither regime's" if len(facts) == 2 else "No regime's") + " runs can answer it: "
                 + "; ".join(_short_why(f, i > 0) for i, f in enumerate(facts)) + ".")
-    else:
-        head = ("Our runs can ask it in the " + " and the ".join(f.title for f in can) + ".")
+    else:  # the answer where it can be asked, then why the others cannot
+        head = " ".join(t for t in [answer_sentence(f) for f in can] + [others_sentence(facts)]
+                        if t)
     return head
 
 
@@ -177,6 +263,9 @@ def ledger_first_screen(facts: list[RegimeFacts], why: str = "") -> str:
     """The ledger's opening: the report's question, where our runs can answer it and why not
     (``intro_answer``, with its figures), and ``why`` (the diagnosis's one sentence, with its
     link); the verdicts are counted under its picture (``ledger_counts``)."""
+    if any(f.answerable for f in facts):  # the answer; the grid beneath shows every regime
+        said = " ".join(answer_sentence(f) for f in facts if f.answerable)
+        return " ".join(t for t in (LEDGER_QUESTION, said, why) if t)
     return " ".join(t for t in (LEDGER_QUESTION, intro_answer(facts), why) if t)
 
 

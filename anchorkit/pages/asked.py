@@ -1,0 +1,40 @@
+"""The report's question asked by its own test (``anchorkit.question``), as the report page shows
+it: per regime the answer where the regime can ask the question (``screens.answer_sentence``),
+else what it lacks, and the test's table in every regime shown."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from anchorkit import question
+from anchorkit.formatting import captioned
+from anchorkit.pages import screens
+from anchorkit.regimes import Regime
+
+
+def question_answers(facts: dict[Regime, screens.RegimeFacts]) -> dict[Regime, str]:
+    """The question's own test read per regime computed: its answer where the regime can ask
+    the question, else what it lacks (the test's figures are shown beside it, but not read as an
+    answer)."""
+    return {r: screens.answer_sentence(f) if f.answerable else
+            ("The question cannot be asked here, so its test is not read as an answer: "
+             + screens.missing(f, "this regime") + ".") for r, f in facts.items()}
+
+
+def question_tables(shown: dict[Regime, dict]) -> list:
+    """The question's own test in each regime shown (``question.question_rows``): per removal
+    measure, the paired rotated − plain difference, its exact interval, the margin and the
+    answer the interval gives."""
+    out = []
+    for r, t in shown.items():
+        rows = question.question_rows(t["results"])
+        rows["seeds needed"] = rows["seeds needed"].map(lambda n: "–" if pd.isna(n) else f"{int(n)}")
+        out.append(captioned(rows, {c: c for c in rows.columns if c != "margin"},
+                             f"The question's own test, {r.title}: per seed, rotated minus plain "
+                             f"(its plain-Adam twin at the same seed), the median difference with "
+                             f"its exact 95% interval against the margin ±{question.MARGIN:g}; on "
+                             f"how many seeds rotated removes more; the answer the interval "
+                             f"gives, and where it straddles a margin, about how many seeds "
+                             f"would decide it. Read as the answer only where the regime can ask "
+                             f"the question (the list above)."))
+    return out
