@@ -942,6 +942,42 @@ def counts_text(table: pd.DataFrame) -> str:
             f"comparable ({verdict_list(table, NOT_COMPARABLE)}). By group, {by_group(table)}.")
 
 
+def _seed_count(r) -> int:
+    from anchorkit.studies import PAPER_SEEDS  # the report study's default seeds
+    return len(r.seeds) if r.seeds else len(PAPER_SEEDS)
+
+
+def more_seeds_text(table: pd.DataFrame) -> str:
+    """For each regime of the ledger whose runs share an earlier regime's settings at more seeds
+    (the recalibrated column beside the second regime: the same model and training, its own
+    recipe, 16 seeds against 8), which of the earlier regime's claims that cannot be decided are
+    decided there, with the verdict, and which stay undecided; "" where no such pair is shown."""
+    from anchorkit.regimes import regime as named
+
+    shown = [named(n) for n in dict.fromkeys(table.regime)]
+    out = []
+    for i, later in enumerate(shown):
+        for earlier in shown[:i]:
+            if earlier.changes != later.changes or _seed_count(later) <= _seed_count(earlier):
+                continue
+            before = table[table.regime == earlier.name].set_index("id").verdict
+            after = table[table.regime == later.name].set_index("id").verdict
+            open_ids = [c for c in before.index if before[c] == UNDECIDED]
+            decided = [f"{c} ({after[c]})" for c in open_ids if after.get(c, UNDECIDED) != UNDECIDED]
+            still = [c for c in open_ids if after.get(c, UNDECIDED) == UNDECIDED]
+            out.append(
+                f"Of the {len(open_ids)} claims the {earlier.title} cannot decide at "
+                f"{_seed_count(earlier)} seeds, the {later.title} decides {len(decided)} at "
+                f"{_seed_count(later)}: {', '.join(decided) or 'none'}; "
+                f"{len(still)} {'stays' if len(still) == 1 else 'stay'} undecided "
+                f"({', '.join(still) or 'none'}). Its falloff runs "
+                f"train another recipe ({', '.join(later.recipes.values())}) and its controls are "
+                f"the {earlier.title}'s with {_seed_count(later) - _seed_count(earlier)} more "
+                f"seeds, so a claim decided there is decided for that column, not for the "
+                f"{earlier.title}'s runs.")
+    return " ".join(out)
+
+
 SECTIONS = (("premise", "Premise: the privileged basis under plain Adam"),
             ("E1", "E1: does the anchor hold?"), ("E2", "E2: removal, spill and landing"),
             ("E3", "E3: where the privileged basis went"), ("later", "A later finding"),

@@ -465,3 +465,24 @@ def test_a_regime_added_to_the_ledger_adds_one_column_of_verdicts_above_figures(
     assert widths == {2: 4, 3: 5}
     # the third regime's cells: its verdict, then its figure, escaped
     assert (f'<span class="ledger-verdict">{ledger.UNDECIDED}</span>&lt;n = 16&gt;' in html)
+
+
+def test_a_column_at_more_seeds_says_which_undecided_claims_it_decides():
+    from anchorkit.regimes import RECALIBRATED, SECOND, WEAK
+
+    def rows(regime, verdicts):
+        return pd.DataFrame({"id": list(verdicts), "verdict": list(verdicts.values()),
+                             "regime": regime.name})
+
+    table = pd.concat([
+        rows(WEAK, {"E1a": ledger.UNDECIDED, "E1b": ledger.UNDECIDED}),
+        rows(SECOND, {"E1a": ledger.UNDECIDED, "E1b": ledger.UNDECIDED, "E2a": ledger.REPRODUCED}),
+        rows(RECALIBRATED, {"E1a": ledger.NOT_REPRODUCED, "E1b": ledger.UNDECIDED,
+                            "E2a": ledger.UNDECIDED})])
+    text = ledger.more_seeds_text(table)
+    # the second regime's two undecided claims (the weak-basis regime has other settings)
+    assert text.startswith(f"Of the 2 claims the {SECOND.title} cannot decide at 8 seeds, the "
+                           f"{RECALIBRATED.title} decides 1 at 16: E1a (not reproduced); 1 stays "
+                           f"undecided (E1b).")
+    assert "weak-basis" not in text and "falloff-pull-0.3" in text
+    assert ledger.more_seeds_text(table[table.regime != RECALIBRATED.name]) == ""
