@@ -9,6 +9,7 @@ report whose tables are not written.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -105,15 +106,37 @@ def regimes_named(shown: dict) -> str:
     return named + (", side by side" if len(titles) > 1 else "")
 
 
-def regimes_text(shown: dict, provenance: dict) -> str:
-    """The report's regimes in one sentence: for each, its changes from the weak-basis regime,
-    its length (the shown runs', else the regime's own) and how it came to the report
-    (``Regime.origin``)."""
+def seeds_named(study, seeds, shown: dict) -> str:
+    """The seeds the report's runs use, for the introduction: "seeds 704–711 (704–719 in the
+    second regime, recalibrated)" where a regime of the report has its own (``Study.seeds_in``)."""
+    def span(s):
+        return f"{min(s)}–{max(s)}"
+    others = [f"{span(study.seeds_in(seeds, r))} in the {r.title}" for r in regimes_of(shown)
+              if study.seeds_in(seeds, r) != list(seeds)]
+    return f"seeds {span(seeds)}" + (f" ({'; '.join(others)})" if others else "")
+
+
+def plain_text(myst: str) -> str:
+    """MyST prose for a page that places it as plain text (``{glue:text}``): every role kept as
+    its words (``{doc}`the scout <optimizer-scout>``` → "the scout"), emphasis marks dropped."""
+    def words(m):  # a link without words of its own is named by its page: "the Methods page"
+        if m.group(2) is not None or m.group(1) != "doc":
+            return m.group(3).strip()
+        return f"the {m.group(3).rsplit('/', 1)[-1].replace('-', ' ').capitalize()} page"
+
+    text = re.sub(r"\{([\w:-]+)\}`(?=([^`<]*<)?)([^`<]*?)\s*(?:<[^>]*>)?`", words, myst)
+    return text.replace("**", "").replace("*", "")
+
+
+def regimes_text(shown: dict, provenance: dict, lead: str = "We did so in") -> str:
+    """The report's regimes in one sentence led by ``lead``: for each, its changes from the
+    weak-basis regime, its length (the shown runs', else the regime's own) and how it came to the
+    report (``Regime.origin``)."""
     regimes = regimes_of(shown)
     parts = [f"the **{r.title}** ({r.describe() + '; ' if r.changes or r.recipes else ''}"
              f"{provenance[r]['epochs'] if r in provenance else r.epochs} epochs), {r.origin}"
              for r in regimes]
-    return f"We did so in {len(regimes)} {{term}}`regimes <Regime>`: " + "; ".join(parts) + "."
+    return f"{lead} {len(regimes)} {{term}}`regimes <Regime>`: " + "; ".join(parts) + "."
 
 
 def criterion_figures(shown: dict[Regime, dict]) -> tuple[str, str]:
