@@ -119,3 +119,15 @@ def cpu_name(machine: str) -> str:
     """A CPU as a table cell reads it: ``Intel(R) Xeon(R) Processor, x86_64`` → ``Intel Xeon``."""
     name = re.sub(r"\((R|TM)\)", "", machine.removesuffix(", x86_64"), flags=re.I)
     return " ".join(name.replace(" Processor", " ").split())
+
+
+def plain_text(myst: str) -> str:
+    """MyST prose for a page that places it as plain text (``{glue:text}``): every role kept as
+    its words (``{doc}`the scout <optimizer-scout>``` → "the scout"), emphasis marks dropped."""
+    def words(m):  # a link without words of its own is named by its page: "the Methods page"
+        if m.group(2) is not None or m.group(1) != "doc":
+            return m.group(3).strip()
+        return f"the {m.group(3).rsplit('/', 1)[-1].replace('-', ' ').capitalize()} page"
+
+    text = re.sub(r"\{([\w:-]+)\}`(?=([^`<]*<)?)([^`<]*?)\s*(?:<[^>]*>)?`", words, myst)
+    return text.replace("**", "").replace("*", "")

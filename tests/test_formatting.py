@@ -91,3 +91,22 @@ def test_a_cpu_reads_without_trademarks_or_the_architecture():
     assert cpu_name("Intel(R) Xeon(R) Processor, x86_64") == "Intel Xeon"
     assert cpu_name("AMD EPYC 7B13 64-Core Processor, x86_64") == "AMD EPYC 7B13 64-Core"
     assert cpu_name("not recorded") == "not recorded"
+
+
+def test_myst_said_as_plain_text_keeps_every_roles_words():
+    from anchorkit.formatting import plain_text
+
+    text = plain_text("in 2 {term}`regimes <Regime>`: the **weak** ({doc}`/book/methods`, *Its "
+                      "section*), after the {doc}`optimizer scout <optimizer-scout>`")
+    assert text == ("in 2 regimes: the weak (the Methods page, Its section), after the "
+                    "optimizer scout")
+
+
+def test_the_introduction_names_each_regimes_own_seeds():
+    from anchorkit.pages.report_page import seeds_named
+    from anchorkit.regimes import RECALIBRATED, SECOND, WEAK
+    from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS
+
+    assert seeds_named(ROTATED_BASIS, PAPER_SEEDS, {WEAK: {}, SECOND: {}}) == "seeds 704–711"
+    assert (seeds_named(ROTATED_BASIS, PAPER_SEEDS, {WEAK: {}, RECALIBRATED: {}})
+            == f"seeds 704–711 (704–719 in the {RECALIBRATED.title})")

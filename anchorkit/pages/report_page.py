@@ -9,7 +9,6 @@ report whose tables are not written.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -114,18 +113,6 @@ def seeds_named(study, seeds, shown: dict) -> str:
     others = [f"{span(study.seeds_in(seeds, r))} in the {r.title}" for r in regimes_of(shown)
               if study.seeds_in(seeds, r) != list(seeds)]
     return f"seeds {span(seeds)}" + (f" ({'; '.join(others)})" if others else "")
-
-
-def plain_text(myst: str) -> str:
-    """MyST prose for a page that places it as plain text (``{glue:text}``): every role kept as
-    its words (``{doc}`the scout <optimizer-scout>``` → "the scout"), emphasis marks dropped."""
-    def words(m):  # a link without words of its own is named by its page: "the Methods page"
-        if m.group(2) is not None or m.group(1) != "doc":
-            return m.group(3).strip()
-        return f"the {m.group(3).rsplit('/', 1)[-1].replace('-', ' ').capitalize()} page"
-
-    text = re.sub(r"\{([\w:-]+)\}`(?=([^`<]*<)?)([^`<]*?)\s*(?:<[^>]*>)?`", words, myst)
-    return text.replace("**", "").replace("*", "")
 
 
 def regimes_text(shown: dict, provenance: dict, lead: str = "We did so in") -> str:
