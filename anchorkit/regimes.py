@@ -146,7 +146,7 @@ RECALIBRATED = Regime("no-positions-no-biases-lr-decayed-pull-0.3", SECOND.chang
 REGIMES: dict[str, Regime] = {**SCREENED, RECALIBRATED.name: RECALIBRATED}
 
 # the regimes the report's study runs in, side by side on its pages
-REPORT = (WEAK, SECOND)
+REPORT = (WEAK, SECOND, RECALIBRATED)
 
 
 def regime(name) -> Regime:

@@ -11,7 +11,7 @@ from anchorkit.pages import report_page
 from anchorkit.config import ParameterError
 from anchorkit.profiles import PAPER, PROFILES, QUICK, profile
 from anchorkit.provenance import read_provenance, read_tables
-from anchorkit.regimes import REPORT, SECOND, WEAK, Regime, regime
+from anchorkit.regimes import RECALIBRATED, REPORT, SECOND, WEAK, Regime, regime
 from anchorkit.store import RunStore
 from anchorkit.studies import STUDIES, Study, study
 
@@ -106,7 +106,7 @@ def test_a_regime_names_its_folder_and_glue_keys():
     other = Regime("beta2-0.999", {"train": {"beta2": 0.999}})  # defaults from its name
     assert other.title == "beta2-0.999 regime" and other.key("x") == "x-beta2-0.999"
     assert other.reports("r") == Path("r") / "beta2-0.999"
-    assert REPORT == (WEAK, SECOND)
+    assert REPORT == (WEAK, SECOND, RECALIBRATED)
 
 
 def test_a_profile_sets_what_it_names_and_leaves_the_rest_to_the_regime():
