@@ -905,6 +905,81 @@ def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+class Without(Tables):
+    """A regime's tables with one seed's rows left out of every table that has a ``seed`` column
+    (the leave-one-out check of ``pivotal``); read from the same folders, checked once."""
+
+    def __init__(self, tables: Tables, seed: int):
+        self.base, self.seed = tables, seed
+
+    def get(self, study: str, table: str) -> pd.DataFrame | None:
+        got = self.base.get(study, table)
+        if got is None or "seed" not in got.columns:
+            return got
+        return got[got.seed != self.seed]
+
+
+def source_runs(claim_id: str) -> int:
+    """The most runs any count of the source's for this claim is out of (0: it has none): a count
+    rule needs at least as many of ours, so leaving a seed out tests the claim fairly only where
+    more than this remain."""
+    return max((f.n for f in SOURCE.get(claim_id, {}).values() if isinstance(f, Count)),
+               default=0)
+
+
+def pivotal(where, seeds) -> pd.DataFrame:
+    """Where one seed decides a verdict: each claim whose verdict changes when one seed's runs
+    are left out of every table (``Without``), with that seed and the verdict without it; a claim
+    whose source counts are out of as many runs as would remain is not checked (``checked``
+    False: every count would change with n alone)."""
+    seeds = sorted(seeds)
+    t = where if isinstance(where, Tables) else Tables(where)
+    rows = []
+    for c in CLAIMS:
+        verdict = judge(c, t)[1]
+        if source_runs(c.id) > len(seeds) - 1:
+            rows.append({"id": c.id, "checked": False, "seed": None, "verdict": verdict,
+                         "without": None})
+            continue
+        for s in seeds:
+            v = judge(c, Without(t, s))[1]
+            if v != verdict:
+                rows.append({"id": c.id, "checked": True, "seed": s, "verdict": verdict,
+                             "without": v})
+    return pd.DataFrame(rows, columns=["id", "checked", "seed", "verdict", "without"])
+
+
+def pivotal_text(table: pd.DataFrame, seeds: int) -> str:
+    """``pivotal`` in words for a page: the claims one seed decides, with the seeds and the
+    verdict without each; how many were checked, and why the rest were not."""
+    unchecked = table[~table.checked.astype(bool)].id.tolist()
+    changed = table[table.checked.astype(bool)]
+    checked = len(CLAIMS) - len(unchecked)
+    def seeds_text(s):
+        s = [str(int(x)) for x in s]
+        return s[0] if len(s) == 1 else ", ".join(s[:-1]) + " or " + s[-1]
+
+    said = [f"{cid} ({rows.verdict.iloc[0]}; "
+            + "; ".join(f"without seed {seeds_text(w.seed)}: {v}"
+                        for v, w in rows.groupby("without", sort=False)) + ")"
+            for cid, rows in changed.groupby("id", sort=False)]
+    text = (f"of the {checked} claims checked, {len(said)} change their verdict when one of the "
+            f"{seeds} seeds is left out" + (": " + "; ".join(said) if said else ""))
+    if unchecked:
+        text += (f" ({', '.join(unchecked)} not checked: the source's counts there are out of "
+                 f"{seeds} runs or more, which leaving one out would fall below)")
+    return text
+
+
+def pivotal_texts(reports_dir, regimes) -> dict:
+    """``pivotal_text`` for each regime, at the seeds of its committed rotated-basis results."""
+    out = {}
+    for r in regimes:
+        seeds = read_tables(r.reports(reports_dir) / "rotated-basis")["results"].seed.unique()
+        out[r] = pivotal_text(pivotal(r.reports(reports_dir), seeds), len(seeds))
+    return out
+
+
 def tally(table: pd.DataFrame) -> dict[str, int]:
     """How many claims got each verdict."""
     return {v: int((table.verdict == v).sum()) for v in VERDICTS}

@@ -486,3 +486,33 @@ def test_a_column_at_more_seeds_says_which_undecided_claims_it_decides():
                            f"undecided (E1b).")
     assert "weak-basis" not in text and "falloff-pull-0.3" in text
     assert ledger.more_seeds_text(table[table.regime != RECALIBRATED.name]) == ""
+
+
+def test_a_seed_that_decides_a_verdict_is_named_and_a_count_below_the_sources_n_is_not_checked(
+        monkeypatch):
+    class Fake(ledger.Tables):
+        def __init__(self):
+            pass
+
+        def get(self, study, table):
+            # seed 3 alone lifts the median above the bar; the other seeds sit on either side
+            return pd.DataFrame({"seed": [1, 2, 3, 4, 5], "x": [0.1, 0.2, 0.9, 0.8, 0.7]})
+
+    def median_over(t):
+        x = t.need("s", "x").x
+        return "", ledger.REPRODUCED if x.median() > 0.5 else ledger.NOT_REPRODUCED
+
+    claims = [ledger.Claim("E1c", "E1", "c", "s", "r", median_over),  # no count: checked
+              ledger.Claim("E1a", "E1", "c", "s", "r", median_over)]  # the source's 8 of 8
+    monkeypatch.setattr(ledger, "CLAIMS", claims)
+    table = ledger.pivotal(Fake(), [1, 2, 3, 4, 5])
+    changed = table[table.checked.astype(bool)]
+    assert list(changed.seed) == [3, 4, 5] and set(changed.without) == {ledger.NOT_REPRODUCED}
+    assert list(table[~table.checked.astype(bool)].id) == ["E1a"]  # 5 seeds, the source's 8
+    text = ledger.pivotal_text(table, 5)
+    assert text.startswith("of the 1 claims checked, 1 change their verdict")
+    assert "E1c (reproduced; without seed 3, 4 or 5: not reproduced)" in text
+    assert "E1a not checked" in text
+    steady = ledger.pivotal(Fake(), [1, 2])  # leaving out seed 1 or 2 changes nothing
+    assert ledger.pivotal_text(steady, 2).startswith(
+        "of the 1 claims checked, 0 change their verdict when one of the 2 seeds is left out (E1a")
