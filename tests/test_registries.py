@@ -87,6 +87,11 @@ def test_a_regime_added_to_the_report_is_one_more_line_of_every_per_regime_list(
     assert said.startswith(f"We did so in {len(REPORT) + 1} ") and "**toy regime** (Adam's β₂ at 0.99; 2 epochs)" in said
     others = supporting.other_regimes([*REPORT[1:], TOY_REGIME], {})
     assert len(others.split("\n")) == len(REPORT) and f"--regime {TOY_REGIME.name}" in others
+    assert "{download}" not in others.split("\n")[-1]  # no link to a file that is not there
+    files = page.files_text("rotated-basis", ["e2", "results"], (WEAK, TOY_REGIME))
+    weak, toy = files.split("; ")
+    assert weak.count("{download}") == 2 and "{download}" not in toy
+    assert toy.startswith("toy regime: not computed yet") and f"--regime {TOY_REGIME.name}" in toy
 
 
 def test_registries_resolve_names_once_and_refuse_unknown_ones():

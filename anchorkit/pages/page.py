@@ -101,13 +101,24 @@ def folders_text(study: str, shown=REPORT) -> str:
 
 def files_text(study: str, tables, shown=REPORT) -> str:
     """Download links to a study's committed CSV tables in each regime (from a page in
-    ``book/studies/``), each regime's links followed by its name."""
+    ``book/studies/``), each regime's links followed by its name; a regime whose tables are not
+    committed gets the command that computes them instead of links to missing files (which would
+    fail the book's build)."""
     parts = []
     for r in shown:
-        links = [f"{{download}}`{t}.csv <{r.reports('../../reports') / study / t}.csv>`"
-                 for t in tables]
-        parts.append(" and ".join(links) + f" ({r.title})")
+        if all((r.reports(REPORTS) / study / f"{t}.csv").exists() for t in tables):
+            links = [f"{{download}}`{t}.csv <{r.reports('../../reports') / study / t}.csv>`"
+                     for t in tables]
+            parts.append(" and ".join(links) + f" ({r.title})")
+        else:
+            parts.append(f"{r.title}: not computed yet ({compute_command(r, study)})")
     return ("; " if len(tables) > 1 else " and ").join(parts)
+
+
+def compute_command(regime: Regime, study: str) -> str:
+    """The command that computes a study's tables in a regime, as inline code."""
+    flag = "" if regime == WEAK else f" --regime {regime.name}"
+    return f"`python -m scripts.execute_studies --compute{flag} {study}`"
 
 
 def check_flags(**flags) -> dict[str, bool]:

@@ -18,7 +18,7 @@ from anchorkit.regimes import regime as regime_of
 from anchorkit import criteria
 from anchorkit.formatting import (by_seed, captioned, count, count_moved, cpu_name, number, paired,
                                   seed_text, summary)
-from anchorkit.pages.page import regime_list
+from anchorkit.pages.page import compute_command, regime_list
 from anchorkit.provenance import check_manifest, read_study
 from anchorkit.stats import pearson
 from anchorkit.task import OPS
@@ -112,10 +112,10 @@ def other_regimes(regimes, facts: dict, study: str = "reference-baseline") -> st
     report is one more line."""
     lines = {}
     for r in regimes:
-        said = (reference_sentence(facts[r]) if r in facts else
-                "Its tables are not computed yet (`python -m scripts.execute_studies --compute "
-                f"--regime {r.name} {study}`).")
-        lines[r] = (f"{said} The table as a file: {{download}}`spikes.csv "
+        if r not in facts:
+            lines[r] = f"Its tables are not computed yet ({compute_command(r, study)})."
+            continue
+        lines[r] = (f"{reference_sentence(facts[r])} The table as a file: {{download}}`spikes.csv "
                     f"<{r.reports('../../reports') / study / 'spikes'}.csv>` (every table of the "
                     f"study in this regime, as Parquet, is in `{r.reports('reports') / study}/`).")
     return regime_list(lines)
