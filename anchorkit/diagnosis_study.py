@@ -46,28 +46,36 @@ def write_part(reports_dir, regime: Regime, part: str, tables: dict[str, pd.Data
                    **(extra or {})}
     every = {c.hash: c for c in runs}
     every.update({h: c for h, c in _runs_of(old_prov, regime).items()})
-    write_study(where, {**keep, **tables}, STUDY, PAPER_SEEDS, "paper", list(every.values()),
+    write_study(where, {**keep, **tables}, STUDY, seeds_of(regime), "paper", list(every.values()),
                 sum(rec["wall_seconds"] for rec in parts.values()), source,
                 None if regime == WEAK else regime.name, publish=publish, extra={"parts": parts})
     return where
 
 
+def seeds_of(regime: Regime) -> list[int]:
+    """The paper seeds of the rotated-basis study in a regime (``Study.seeds_in``: the
+    recalibrated regime's 16), the seeds its diagnosis reads."""
+    return ROTATED_BASIS.seeds_in(PAPER_SEEDS, regime)
+
+
 def _runs_of(prov: dict, regime) -> dict:
     """The runs an earlier provenance of the folder lists, as configurations (by hash)."""
     known = {c.hash: c for r in ("control", "falloff") for o in ("rotated", "adam")
-             for c in [run_config(s, r, o, PAPER, regime) for s in PAPER_SEEDS]}
+             for c in [run_config(s, r, o, PAPER, regime) for s in seeds_of(regime)]}
     return {h: known[h] for h in prov.get("runs", {}).values() if h in known}
 
 
-def run_mirror(reports_dir, steps: int, seeds=PAPER_SEEDS, publish: bool = False,
-               progress: bool = True) -> dict[str, pd.DataFrame]:
-    """Part 3 in every report regime: the ``mirror`` table."""
+def run_mirror(reports_dir, steps: int, seeds=None, publish: bool = False,
+               progress: bool = True, regimes=None) -> dict[str, pd.DataFrame]:
+    """Part 3 in every regime of the diagnosis (or those named): the ``mirror`` table, at each
+    regime's paper seeds (``seeds_of``) unless ``seeds`` are given."""
     out = {}
-    for regime in diagnosis.REGIMES:
+    for regime in regimes or diagnosis.REGIMES:
         t0, source = time.perf_counter(), source_state()
+        seeds_here = seeds if seeds is not None else seeds_of(regime)
         with threads(THREADS):  # as a study's tasks: the tables do not depend on the cores
-            table = mirror_table(regime, seeds, steps, progress)
-        runs = [run_config(s, r, o, PAPER, regime) for s in seeds
+            table = mirror_table(regime, seeds_here, steps, progress)
+        runs = [run_config(s, r, o, PAPER, regime) for s in seeds_here
                 for r in ("control", "falloff") for o in ("rotated", "adam")]
         write_part(reports_dir, regime, "mirror", {"mirror": table}, runs,
                    time.perf_counter() - t0, source, publish,
