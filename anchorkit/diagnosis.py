@@ -20,15 +20,19 @@ Every threshold a rule uses is a constant here, imported by the code that judges
 from __future__ import annotations
 
 from anchorkit import criteria
-from anchorkit.regimes import SECOND, WEAK
+from anchorkit.regimes import RECALIBRATED, SECOND, WEAK
 
 # the regime whose missing removal the diagnosis sets out to explain (its first screen's regime)
 FOCUS = SECOND
 # the regimes the diagnosis is measured in, on their published weights, in the order its pages
 # show them: its own list, not the report's (``regimes.REPORT``), since a regime joins the report
 # when its study's tables are committed and the diagnosis only once its parts are re-run on its
-# weights (``anchorkit.diagnosis_study``); the weak-basis regime first, then the focus
-REGIMES = (WEAK, FOCUS)
+# weights (``anchorkit.diagnosis_study``); the weak-basis regime first, then the focus, then the
+# recalibrated column (the focus's controls with the recalibrated recipe's falloff runs, at 16
+# seeds): its parts read the predictions and rules below unchanged. The page shows a regime once
+# every part of it is committed (``diagnosis_page.load``); the first two are required.
+REGIMES = (WEAK, FOCUS, RECALIBRATED)
+REQUIRED = (WEAK, FOCUS)
 
 # ---------------------------------------------------------------------- part 1: rank
 RANKS = tuple(range(1, 9))  # k = 1…8 directions projected out together (e₁ first)

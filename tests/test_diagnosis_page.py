@@ -13,6 +13,7 @@ from anchorkit import diagnosis
 from anchorkit.pages import diagnosis_charts as dc
 from anchorkit.pages import diagnosis_page as dp
 from anchorkit.pages import report_page
+from anchorkit.diagnosis_study import seeds_of
 from anchorkit.pages.page import REPORTS
 from anchorkit.regimes import REPORT
 from anchorkit.store import RunStore
@@ -48,16 +49,18 @@ def test_the_page_computes_everything_from_committed_tables(tables, no_weights):
               dc.overlap_chart(tables), dc.overlap_chart(tables, "control_other_ops")]
     assert all(c.to_dict() for c in charts)
     summary = dp.summary_table(tables)
-    assert list(summary.columns[2:]) == [r.title for r in diagnosis.REGIMES]
+    assert list(summary.columns[2:]) == [r.title for r in tables]
+    assert [r for r in diagnosis.REGIMES if r in tables] == list(tables)  # in the diagnosis's order
+    assert set(diagnosis.REQUIRED) <= set(tables)
     assert summary.notna().all().all() and (summary != "").all().all()
 
 
-def test_the_reports_directions_of_note_are_read_not_computed(no_weights):
-    # in every regime the diagnosis is measured in (its committed ``notable`` tables)
-    shown = {r: {} for r in diagnosis.REGIMES}
-    runs = {r: study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=r) for r in diagnosis.REGIMES}
+def test_the_reports_directions_of_note_are_read_not_computed(tables, no_weights):
+    # in every regime the diagnosis page shows (its committed ``notable`` tables)
+    shown = {r: {} for r in tables}
+    runs = {r: study_runs("rotated-basis", PAPER_SEEDS, "paper", regime=r) for r in tables}
     notable = report_page.notables(runs, shown, store=None)
-    for r in diagnosis.REGIMES:
+    for r in tables:
         assert set(notable[r].hash) == {c.hash for c in runs[r]}
 
 
@@ -84,10 +87,10 @@ def test_the_first_screen_is_short_plain_and_computed(tables):
 
 def test_rank_curves_start_where_the_studys_e1_edit_stands(tables):
     """k = 1 is the e₁ edit: its raw removal is the rotated-basis study's, run for run."""
-    for t in tables.values():
-        k1 = t["rank_curves"].query("k == 1 and recipe == 'falloff'").set_index("run")
+    for r, t in tables.items():
+        k1 = t["rank_curves"].query("k == 1 and recipe != 'control'").set_index("run")
         study = t["results"].set_index("run").raw_removal
-        assert len(k1) == len(study) == 2 * len(PAPER_SEEDS)
+        assert len(k1) == len(study) == 2 * len(seeds_of(r))
         pd.testing.assert_series_equal(k1.removal.sort_index().astype(float), study.sort_index(),
                                        check_names=False, atol=1e-6, check_exact=False)
         # and the random subspaces at k = 1 are e₁ too
@@ -95,10 +98,10 @@ def test_rank_curves_start_where_the_studys_e1_edit_stands(tables):
 
 
 def test_the_probe_tables_cover_every_run_and_slice(tables):
-    for t in tables.values():
+    for r, t in tables.items():
         p = t["probe"]
         assert p.groupby(["run", "edit"]).slice.nunique().eq(5).all()
-        assert p.run.nunique() == 4 * len(PAPER_SEEDS)  # falloff and control, both arms
+        assert p.run.nunique() == 4 * len(seeds_of(r))  # falloff and control, both arms
         assert ((p.low <= p.accuracy) & (p.accuracy <= p.high)).all()
 
 
@@ -140,3 +143,25 @@ def test_each_correlation_is_also_judged_by_the_ledgers_one_relation_rule():
     assert list(got.against_source) == ["reproduced", "not reproduced",
                                         "cannot be decided at this number of seeds", "not comparable"]
     assert got.low.iloc[0] > 0 and got.high.iloc[0] >= dp.SOURCE_R > got.high.iloc[1]
+
+
+def test_a_regime_whose_parts_are_not_all_committed_is_named_not_shown(tmp_path):
+    """The diagnosis's third regime before its parts land: the page shows the required two and
+    names the third with how it is computed; once a part is missing from a required regime, the
+    page refuses to build rather than show less."""
+    import shutil
+    from anchorkit.regimes import RECALIBRATED
+
+    for r in diagnosis.REQUIRED:
+        for study in ("diagnosis", "rotated-basis", "viability"):
+            src = r.reports(REPORTS) / study
+            if src.exists():
+                shutil.copytree(src, r.reports(tmp_path) / study)
+    got = dp.load(tmp_path)
+    assert list(got) == list(diagnosis.REQUIRED)
+    said = dp.shown_text(got, tmp_path)
+    assert said.startswith("It shows the weak-basis regime and the second regime.")
+    assert f"Not shown yet" in said and said.endswith(f"the {RECALIBRATED.title}.")
+    shutil.rmtree(diagnosis.FOCUS.reports(tmp_path) / "diagnosis")
+    with pytest.raises(Exception):
+        dp.load(tmp_path)

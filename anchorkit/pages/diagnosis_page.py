@@ -12,7 +12,7 @@ import pandas as pd
 
 from anchorkit import diagnosis, viability
 from anchorkit.pages.findings import ARMS, deep_alignment
-from anchorkit.formatting import captioned, number, summary
+from anchorkit.formatting import and_list, captioned, number, summary
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE, SOURCE
 from anchorkit.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                 relation_interval, relation_verdict)
@@ -30,12 +30,15 @@ TARGET_NAMES = {"spike": "energy spike", "syntax": "syntax-holding vector",
 
 
 def load(reports_dir) -> dict[str, dict[str, pd.DataFrame]]:
-    """Per regime of the diagnosis (``diagnosis.REGIMES``): its diagnosis tables, with the rotated-basis study's ``results`` and
-    ``alignment`` and, in the second regime, the viability check's ``anchors`` (every read checked
-    against its folder's manifest)."""
+    """Per regime of the diagnosis (``diagnosis.REGIMES``) whose every part is committed (the
+    ``REQUIRED`` ones must be; ``pending`` names the others): its diagnosis tables, with the
+    rotated-basis study's ``results`` and ``alignment`` and, in the second regime, the viability
+    check's ``anchors`` (every read checked against its folder's manifest)."""
     out = {}
     for regime in diagnosis.REGIMES:
         home = regime.reports(reports_dir)
+        if regime not in diagnosis.REQUIRED and not complete(reports_dir, regime):
+            continue
         tables = dict(read_tables(Path(home) / "diagnosis"))
         missing = [t for t in TABLES if t not in tables]
         if missing:
@@ -47,6 +50,33 @@ def load(reports_dir) -> dict[str, dict[str, pd.DataFrame]]:
             tables["anchors"] = read_tables(Path(home) / "viability")["anchors"]
         out[regime] = tables
     return out
+
+
+def complete(reports_dir, regime) -> bool:
+    """Whether a regime's diagnosis folder holds every table the page reads."""
+    where = Path(regime.reports(reports_dir)) / "diagnosis"
+    return has_tables(where) and all(t in read_tables(where) for t in TABLES)
+
+
+def pending(reports_dir) -> list:
+    """The diagnosis's regimes whose parts are not all committed yet (the page says so)."""
+    return [r for r in diagnosis.REGIMES if not complete(reports_dir, r)]
+
+
+def shown_text(tables, reports_dir) -> str:
+    """The regimes the page shows, in order, and those of the diagnosis not shown yet (their
+    parts not all committed) with how they are computed."""
+    said = f"It shows {and_list([f'the {r.title}' for r in tables])}."
+    todo = pending(reports_dir)
+    if todo:
+        said += (f" Not shown yet, its parts not all computed (`anchorkit.diagnosis_study`, the "
+                 f"page's Re-running section): {and_list([f'the {r.title}' for r in todo])}.")
+    return said
+
+
+def pooled(tables) -> str:
+    """The regimes a pooled count is over, in words."""
+    return "both regimes" if len(tables) == 2 else f"the {len(tables)} regimes"
 
 
 # ---------------------------------------------------------------------- the dissociation
@@ -115,7 +145,7 @@ def rank_holds(tables) -> bool:
     """The rank prediction: the second regime's rotated arm reads low-rank redundancy, the
     weak-basis regime's rotated arm has a median effective rank of at most 2."""
     v = {r: t["rank_verdicts"].set_index("optimizer") for r, t in tables.items()}
-    weak, second = diagnosis.REGIMES
+    weak, second = diagnosis.REQUIRED  # the regimes the prediction was written for
     return (v[second].loc["rotated", "verdict"] == LOW_RANK_VERDICT
             and v[weak].loc["rotated", "median_rank"] <= 2)
 
@@ -203,12 +233,11 @@ def selection(t) -> str:
 def summary_table(tables) -> pd.DataFrame:
     """Each candidate explanation of the ledger's failures, the test that addresses it and its
     outcome per regime, every cell computed from the tables."""
-    weak, second = diagnosis.REGIMES
     rows = []
 
     def add(candidate, test, outcome):
         rows.append({"candidate explanation": candidate, "test": test,
-                     **{r.title: outcome(tables[r]) for r in diagnosis.REGIMES}})
+                     **{r.title: outcome(t) for r, t in tables.items()}})
 
     add("The premise is smaller than the source's (the rotated controls' energy spike)",
         "top energy share of the rotated controls along their rotated axes (the source's about "
@@ -236,8 +265,9 @@ def summary_table(tables) -> pd.DataFrame:
     rows.append({"candidate explanation": "The regime was chosen on 2 calibration seeds",
                  "test": "the viability check's rotated falloff runs against the paper seeds "
                          f"({len(PAPER_SEEDS)})",
-                 weak.title: "not chosen that way (calibrated first)",
-                 second.title: selection(tables[second])})
+                 **{r.title: selection(t) if "anchors" in t else
+                    "not chosen that way (its recipe calibrated first)"
+                    for r, t in tables.items()}})
     return pd.DataFrame(rows)
 
 
@@ -265,7 +295,7 @@ def first_screen(tables) -> str:
         f"yet projecting e₁ out removes {summary(second.raw_removal)}, the source's "
         f"{E2A_MEDIAN} (range {E2A_SOURCE[0]} to {E2A_SOURCE[1]}).",
         f"A probe still reads difference beyond the input on "
-        f"{read} of {runs} falloff runs (both regimes), and "
+        f"{read} of {runs} falloff runs ({pooled(tables)}), and "
         f"{diagnosis.RANKS[-1] - 1} more erasure directions rescue {rescued} of the {short} "
         f"{diagnosis.FOCUS.title} runs e₁ leaves short: the op is computed, "
         + ("on no small subspace of the family tried." if rescued * 2 < short
@@ -291,7 +321,7 @@ def read_beyond_input(tables) -> tuple[int, int]:
 def why_of(reports_dir) -> str:
     """``why_sentence`` from the diagnosis tables under ``reports_dir``; where they are not (a
     scratch re-run at another profile), a sentence that only points to them, with no figure."""
-    if not all(has_tables(Path(r.reports(reports_dir)) / "diagnosis") for r in diagnosis.REGIMES):
+    if not all(has_tables(Path(r.reports(reports_dir)) / "diagnosis") for r in diagnosis.REQUIRED):
         return "Why the numbers differ is tested on the published weights"
     return why_sentence(load(reports_dir))
 
