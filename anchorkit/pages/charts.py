@@ -326,13 +326,14 @@ def verdict_grid(ledger: pd.DataFrame):
     """The reproduction ledger at a glance: one cell per claim (rows, in the ledger's order, each
     labelled by its id and its short name in words) and regime (columns), coloured by its
     verdict, the legend below in one column; the claim, our figure and the rule on hover. Narrow
-    enough for a phone (294 px wide with two regimes, in Chromium; each more adds 40)."""
+    enough for a phone (about 330 px wide with three regimes, in Chromium; each more adds 40;
+    the regimes at a steep angle, so that a long title does not widen it)."""
     _require(ledger, ["id", "name", "claim", "regime", "verdict", "ours"], "verdict_grid")
     order = list(VERDICT_COLOURS)
     df = ledger.assign(label=ledger.id + "  " + ledger.name)
     return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
         x=alt.X("regime:N", title="regime", sort=list(dict.fromkeys(df.regime)),
-                axis=alt.Axis(labelAngle=-50, orient="top", labelAlign="left", labelLimit=130)),
+                axis=alt.Axis(labelAngle=-65, orient="top", labelAlign="left", labelLimit=130)),
         y=alt.Y("label:N", title="claim of the source report", sort=list(dict.fromkeys(df.label)),
                 axis=alt.Axis(labelLimit=200)),
         color=alt.Color("verdict:N", sort=order, title=None,
