@@ -88,7 +88,7 @@ def test_the_committed_first_screens_are_short_plain_and_computed(committed):
         assert not screens.CLAIM_ID.search(text), fn.__name__
         assert why in text, fn.__name__  # what, whether and why, on the first screen
         if fn is not screens.report_first_screen:  # the question and its answer first
-            assert screens.intro_answer(committed) in text, fn.__name__
+            assert screens.intro_answer(committed, others=False) in text, fn.__name__
     assert screens.ledger_first_screen(committed).startswith(screens.LEDGER_QUESTION)
     assert "the source's about 0.6" in screens.ledger_counts(committed)
     report = screens.report_first_screen(committed)
@@ -97,6 +97,33 @@ def test_the_committed_first_screens_are_short_plain_and_computed(committed):
     text = screens.essay_first_screen(essay.all_tests(t["heads"], t["layers"]), 8, "weak-basis regime")
     assert "runs of the weak-basis regime" in text  # the page names its regime
     assert screens.words(text) <= LIMIT and not screens.CLAIM_ID.search(text)
+
+
+def test_the_reports_regimes_first_screens_answer_where_the_question_can_be_asked():
+    """On every committed regime of the report (the recalibrated column can ask the question):
+    each opening fits, carries that regime's answer and the why; the introduction's says why the
+    other regimes cannot under its picture, the report's in its opening."""
+    from anchorkit.pages import diagnosis_page
+    from anchorkit.regimes import REPORT
+
+    facts = []
+    for r in REPORT:
+        where = r.reports(ROOT / "reports")
+        facts.append(screens.regime_facts(r, ledger.ledger(where, r.name),
+                                          read_tables(where / "rotated-basis")))
+    if not any(f.answerable for f in facts):
+        pytest.skip("no committed regime of the report can ask the question")
+    why = diagnosis_page.why_sentence(diagnosis_page.load(ROOT / "reports")) + " (the diagnosis)."
+    answer = " ".join(screens.answer_sentence(f) for f in facts if f.answerable)
+    others = screens.others_sentence(facts)
+    for fn in (screens.report_first_screen, screens.intro_first_screen,
+               screens.ledger_first_screen):
+        text = fn(facts, why)
+        assert screens.words(text) <= LIMIT - 20 * (fn is screens.intro_first_screen), fn.__name__
+        assert answer in text and why in text, fn.__name__
+    assert others in screens.report_first_screen(facts, why)
+    assert others not in screens.intro_first_screen(facts, why)
+    assert screens.intro_counts(facts).startswith(others)
 
 
 def test_the_introduction_says_why_each_regime_cannot_answer_even_where_the_basis_forms():
@@ -157,11 +184,13 @@ def test_where_a_regime_can_ask_the_question_every_first_screen_leads_with_its_a
             assert said in text, (fn.__name__, said)
         assert why in text and screens.words(text) <= LIMIT, (fn.__name__, screens.words(text))
         assert not screens.CLAIM_ID.search(text)
-    # the introduction and the report say why the other two cannot, each with its figure
+    # the report says why the other two cannot, each with its figure, in its opening; the
+    # introduction under its picture
+    for said in (screens.report_first_screen(three), screens.intro_counts(three)):
+        assert "The other two regimes cannot: in the weak-basis regime" in said
+        assert f"in the second regime the recipe fails (raw removal {committed[1].raw_removal:.2f}" in said
     intro = screens.intro_first_screen(three)
-    assert "The other two regimes cannot: in the weak-basis regime" in intro
-    assert f"in the second regime the recipe fails (raw removal {committed[1].raw_removal:.2f}" in intro
-    assert intro.startswith("In the second regime, recalibrated,")
+    assert intro.startswith("In the second regime, recalibrated,") and "other two" not in intro
 
 
 def test_the_question_answer_is_read_from_the_paired_results():

@@ -49,9 +49,9 @@ def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame
     # the page's markdown follows it with the link to the diagnosis (a role does not work in glue)
     glued["report-first-screen"] = screens.report_first_screen(first, why)
     # the introduction's first screen, in three glued parts around its link to the diagnosis
-    plain["intro-answer-text"] = screens.intro_answer(first)
+    plain["intro-answer-text"] = screens.intro_answer(first, others=False)
     plain["why-text"] = why
-    plain["intro-counts-text"] = screens.all_counts(first)
+    plain["intro-counts-text"] = screens.intro_counts(first)
     said = asked.question_answers(dict(zip(shown, first)))
     for r in regimes_of(shown):
         glued[r.key("answer-question")] = said[r] if r in said else _sentence(not_yet(r))

@@ -223,22 +223,32 @@ def _short_why(f: RegimeFacts, again: bool = False) -> str:
 
 
 def intro_first_screen(facts: list[RegimeFacts], why: str = "") -> str:
-    """The introduction's answer: where the question can be answered (``intro_answer``) and
-    ``why`` (the diagnosis's one sentence, with its link); the four verdicts are counted under
-    its picture (``all_counts``)."""
-    return " ".join(t for t in (intro_answer(facts), why) if t)
+    """The introduction's answer: where the question can be answered (``intro_answer``; where
+    some regime can ask it, its answer alone) and ``why`` (the diagnosis's one sentence, with its
+    link); why the other regimes cannot ask it, and the four verdicts, are under its picture
+    (``intro_counts``)."""
+    return " ".join(t for t in (intro_answer(facts, others=False), why) if t)
 
 
-def intro_answer(facts: list[RegimeFacts]) -> str:
-    """Where the question can be answered, and why not where it cannot, in one sentence."""
+def intro_answer(facts: list[RegimeFacts], others: bool = True) -> str:
+    """Where the question can be answered, and why not where it cannot, in one sentence; where
+    some regime can ask it, its answer, then (``others``) why the other regimes cannot."""
     can = [f for f in facts if f.answerable]
     if not can:
         head = (("Neither regime's" if len(facts) == 2 else "No regime's") + " runs can answer it: "
                 + "; ".join(_short_why(f, i > 0) for i, f in enumerate(facts)) + ".")
     else:  # the answer where it can be asked, then why the others cannot
-        head = " ".join(t for t in [answer_sentence(f) for f in can] + [others_sentence(facts)]
-                        if t)
+        head = " ".join(t for t in [answer_sentence(f) for f in can]
+                        + [others_sentence(facts) if others else ""] if t)
     return head
+
+
+def intro_counts(facts: list[RegimeFacts]) -> str:
+    """Under the introduction's picture: why the regimes that cannot ask the question cannot,
+    where some regime can (its first screen gives that one's answer), and the four verdicts
+    counted per regime (``all_counts``)."""
+    lead = others_sentence(facts) if any(f.answerable for f in facts) else ""
+    return " ".join(t for t in (lead, all_counts(facts)) if t)
 
 
 def all_counts(facts: list[RegimeFacts], against: str = "") -> str:
