@@ -1038,14 +1038,18 @@ def more_seeds_text(table: pd.DataFrame) -> str:
             before = table[table.regime == earlier.name].set_index("id").verdict
             after = table[table.regime == later.name].set_index("id").verdict
             open_ids = [c for c in before.index if before[c] == UNDECIDED]
-            decided = [f"{c} ({after[c]})" for c in open_ids if after.get(c, UNDECIDED) != UNDECIDED]
+            decided = [f"{c} ({after[c]})" for c in open_ids
+                       if after.get(c) in (REPRODUCED, NOT_REPRODUCED)]
+            apart = [c for c in open_ids if after.get(c) == NOT_COMPARABLE]
             still = [c for c in open_ids if after.get(c, UNDECIDED) == UNDECIDED]
+            cannot = (f"; {', '.join(apart)} cannot be compared there (not a decision)"
+                      if apart else "")
             out.append(
                 f"Of the {len(open_ids)} claims the {earlier.title} cannot decide at "
                 f"{_seed_count(earlier)} seeds, the {later.title} decides {len(decided)} at "
                 f"{_seed_count(later)}: {', '.join(decided) or 'none'}; "
                 f"{len(still)} {'stays' if len(still) == 1 else 'stay'} undecided "
-                f"({', '.join(still) or 'none'}). Its falloff runs "
+                f"({', '.join(still) or 'none'}){cannot}. Its falloff runs "
                 f"train another recipe ({', '.join(later.recipes.values())}) and its controls are "
                 f"the {earlier.title}'s with {_seed_count(later) - _seed_count(earlier)} more "
                 f"seeds, so a claim decided there is decided for that column, not for the "

@@ -476,14 +476,16 @@ def test_a_column_at_more_seeds_says_which_undecided_claims_it_decides():
 
     table = pd.concat([
         rows(WEAK, {"E1a": ledger.UNDECIDED, "E1b": ledger.UNDECIDED}),
-        rows(SECOND, {"E1a": ledger.UNDECIDED, "E1b": ledger.UNDECIDED, "E2a": ledger.REPRODUCED}),
+        rows(SECOND, {"E1a": ledger.UNDECIDED, "E1b": ledger.UNDECIDED, "E2a": ledger.REPRODUCED,
+                      "L1": ledger.UNDECIDED}),
         rows(RECALIBRATED, {"E1a": ledger.NOT_REPRODUCED, "E1b": ledger.UNDECIDED,
-                            "E2a": ledger.UNDECIDED})])
+                            "E2a": ledger.UNDECIDED, "L1": ledger.NOT_COMPARABLE})])
     text = ledger.more_seeds_text(table)
-    # the second regime's two undecided claims (the weak-basis regime has other settings)
-    assert text.startswith(f"Of the 2 claims the {SECOND.title} cannot decide at 8 seeds, the "
+    # the second regime's three undecided claims (the weak-basis regime has other settings); one
+    # that cannot be compared in the column is not counted as decided
+    assert text.startswith(f"Of the 3 claims the {SECOND.title} cannot decide at 8 seeds, the "
                            f"{RECALIBRATED.title} decides 1 at 16: E1a (not reproduced); 1 stays "
-                           f"undecided (E1b).")
+                           f"undecided (E1b); L1 cannot be compared there (not a decision).")
     assert "weak-basis" not in text and "falloff-pull-0.3" in text
     assert ledger.more_seeds_text(table[table.regime != RECALIBRATED.name]) == ""
 
