@@ -43,7 +43,6 @@ def _stack(answers, name: str) -> torch.Tensor:
     return torch.stack([a[name] for a in answers]).long()
 
 
-@torch.inference_mode()
 @dataclass
 class Scores:
     """A pair's scores from its answers: clean and edited (e₁ at every dose), the nulls, spans
