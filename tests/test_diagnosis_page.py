@@ -52,6 +52,14 @@ def test_the_page_computes_everything_from_committed_tables(tables, no_weights):
     assert list(summary.columns[2:]) == [r.title for r in tables]
     assert [r for r in diagnosis.REGIMES if r in tables] == list(tables)  # in the diagnosis's order
     assert set(diagnosis.REQUIRED) <= set(tables)
+    said = dp.shown_text(tables, REPORTS)
+    assert said.startswith("It shows the weak-basis regime") and "Not shown yet" not in said
+    d = dp.dissociation(tables)
+    for r in tables:  # a regime beyond the required two gets the focus's sentence, its own figures
+        if r not in diagnosis.REQUIRED:
+            assert dp.column_text(r, tables[r], d) in said
+            rot = d[(d.regime == r.title) & (d.optimizer == "rotated")]
+            assert f"removes {dp.summary(rot.raw_removal)}" in said
     assert summary.notna().all().all() and (summary != "").all().all()
 
 

@@ -63,10 +63,30 @@ def pending(reports_dir) -> list:
     return [r for r in diagnosis.REGIMES if not complete(reports_dir, r)]
 
 
+def column_text(regime, t, d: pd.DataFrame) -> str:
+    """What the first screen says of the focus, said of a regime shown beyond the required two
+    (the recalibrated column): its rotated runs' alignment and raw removal, the probe after the
+    e₁ edit on its falloff runs, and what more erasure directions rescue."""
+    rot = d[(d.regime == regime.title) & (d.optimizer == ROTATED_ADAM.name)]
+    read = beyond_input(t["probe"][t["probe"].recipe != "control"])
+    short, rescued = rescued_by_rank(t)
+    return (f"In the {regime.title}, rotated falloff runs align difference with e₁ "
+            f"({summary(rot.alignment)}) and projecting e₁ out removes "
+            f"{summary(rot.raw_removal)}; after the edit a probe still reads difference beyond "
+            f"the input on {int(read.sum())} of {len(read)} of its falloff runs, and "
+            f"{diagnosis.RANKS[-1] - 1} more erasure directions rescue {rescued} of the {short} "
+            f"runs e₁ leaves short.")
+
+
 def shown_text(tables, reports_dir) -> str:
-    """The regimes the page shows, in order, and those of the diagnosis not shown yet (their
-    parts not all committed) with how they are computed."""
+    """The regimes the page shows, in order (for each beyond the required two, ``column_text``),
+    and those of the diagnosis not shown yet (their parts not all committed) with how they are
+    computed."""
     said = f"It shows {and_list([f'the {r.title}' for r in tables])}."
+    extra = [r for r in tables if r not in diagnosis.REQUIRED]
+    if extra:
+        d = dissociation(tables)
+        said += " " + " ".join(column_text(r, tables[r], d) for r in extra)
     todo = pending(reports_dir)
     if todo:
         said += (f" Not shown yet, its parts not all computed (`anchorkit.diagnosis_study`, the "
