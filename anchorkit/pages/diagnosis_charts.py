@@ -32,7 +32,7 @@ def dissociation_chart(df: pd.DataFrame):
     bar = alt.Chart(source).mark_rule(color="black").encode(x="alignment:Q", y="low:Q", y2="high:Q")
     criterion = alt.Chart(pd.DataFrame({"y": [criteria.REMOVAL_MIN]})).mark_rule(
         strokeDash=[4, 3], color="#888").encode(y="y:Q")
-    layers = alt.layer(dots, criterion, bar, mark, data=df).properties(width=300, height=240)
+    layers = alt.layer(dots, criterion, bar, mark, data=df).properties(width=180, height=240)
     return layers.facet(column=alt.Column("regime:N", title=None, sort=[r.title for r in diagnosis.REGIMES]))
 
 
@@ -81,7 +81,7 @@ def probe_chart(tables):
     med = alt.layer(dashed, marked)
     chance = alt.Chart().mark_rule(color="#888", strokeDash=[2, 2]).encode(
         y=alt.datum(diagnosis.PROBE_CHANCE))
-    return alt.layer(med, chance, data=df).properties(width=300, height=200).facet(
+    return alt.layer(med, chance, data=df).properties(width=180, height=200).facet(
         column=alt.Column("regime:N", title=None, sort=[r.title for r in diagnosis.REGIMES]))
 
 
