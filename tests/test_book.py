@@ -528,7 +528,7 @@ def test_the_report_counts_agree_with_the_tables_beside_them(html):
         m = re.search(r"[Aa] spike stands out at the syntax positions in (\d+) of (\d+) rotated controls",
                       answers[regime])
         assert m and [int(g) for g in m.groups()] == [k, n], regime
-    met = re.findall(r"in the ([\w -]+?), (\d+) of (\d+) rotated Adam runs and (\d+) of (\d+) plain Adam "
+    met = re.findall(r"in the ([\w ,-]+?), (\d+) of (\d+) rotated Adam runs and (\d+) of (\d+) plain Adam "
                      r"runs meet every criterion", text)
     criteria_tables = [t for t in p.tables if t["caption"].startswith("Each falloff run against")]
     assert met and len(met) == len(criteria_tables)
