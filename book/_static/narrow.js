@@ -65,13 +65,8 @@
     return d ? d.getBoundingClientRect().width : 0;
   }
 
-  function taken(target) {  // the width the chart takes with its actions menu (vega-embed pads
-    // its right side for the menu's button), or the drawn width where it has none
-    return Math.max(drawn(target), target.getBoundingClientRect().width);
-  }
-
   function wider(target) {
-    return room(target) > 0 && taken(target) > room(target) + 1;
+    return room(target) > 0 && drawn(target) > room(target) + 1;
   }
 
   function responsive(el, spec, opt) {
@@ -85,7 +80,7 @@
       result.finalize();
       target.classList.add("chart-narrow");
       const laid = beneath(narrow(spec, room(target)));
-      const excess = taken(target) - room(target);
+      const excess = drawn(target) - room(target);
       if (typeof laid.width === "number" && (laid.mark || laid.layer)) {
         laid.width = Math.max(100, laid.width - excess - 10);  // one plot: narrower by the excess
       }
