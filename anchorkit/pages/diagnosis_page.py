@@ -16,7 +16,7 @@ from anchorkit.formatting import and_list, captioned, number, summary
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE, SOURCE
 from anchorkit.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                 relation_interval, relation_verdict)
-from anchorkit.provenance import has_tables, read_tables
+from anchorkit.provenance import has_tables, read_provenance, read_tables
 from anchorkit.rank import LOW_RANK_VERDICT, beyond_input
 from anchorkit.regimes import SECOND_EPOCHS
 from anchorkit.studies import PAPER_SEEDS
@@ -53,9 +53,13 @@ def load(reports_dir) -> dict[str, dict[str, pd.DataFrame]]:
 
 
 def complete(reports_dir, regime) -> bool:
-    """Whether a regime's diagnosis folder holds every table the page reads."""
+    """Whether a regime's diagnosis folder lists every table the page reads (its verified
+    provenance's manifest; ``load`` then reads and checks the tables themselves, once)."""
     where = Path(regime.reports(reports_dir)) / "diagnosis"
-    return has_tables(where) and all(t in read_tables(where) for t in TABLES)
+    if not has_tables(where):
+        return False
+    listed = read_provenance(where).get("tables") or {}
+    return all(f"{t}.parquet" in listed for t in TABLES)
 
 
 def pending(reports_dir) -> list:

@@ -18,7 +18,7 @@ from anchorkit.pages import asked, findings, scout_findings, screens
 from anchorkit.pages.diagnosis_page import selection
 from anchorkit.pages.supporting import measured_before_bounded_removal, screen_scope as scope
 from anchorkit.task import SYNTAX
-from anchorkit.pages.page import REPORTS, regime_list, report_regimes
+from anchorkit.pages.page import REPORTS, compute_command, regime_list, report_regimes
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.regimes import WEAK, Regime
 from anchorkit.formatting import by_seed, captioned, count_moved
@@ -26,8 +26,7 @@ from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 def not_yet(regime: Regime) -> str:
     """What a page says of a regime on the report whose tables are not computed yet."""
-    return (f"the {regime.title}'s tables are not computed yet (`python -m scripts.execute_studies "
-            f"--compute --regime {regime.name} rotated-basis`)")
+    return f"the {regime.title}'s tables are not computed yet ({compute_command(regime, 'rotated-basis')})"
 
 
 regimes_of = report_regimes  # the regimes a report page speaks of: the report's, and any other it shows
