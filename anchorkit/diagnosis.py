@@ -53,6 +53,11 @@ RANK_DRAWS = 4  # random subspaces (e₁ plus k − 1 random directions) per run
 # (the whitened one: the class-mean difference Σ_xz alone is dominated by the shared mean state
 # and breaks every op, in controls too), made orthogonal to the directions so far and unit.
 FIT_CONTEXTS_PER_OP = 512
+# Where a family of erasure directions is fitted: the states at these positions of the pulled
+# slices 1–4 (``rank.pulled_states``). Part 1 fits at the example answers; a second family
+# (``REVISIONS["rank: a second family"]``, fixed before any of its tables) at the query position.
+FAMILIES = {"answers": "the example answers", "query": "the query position"}
+SECOND_FAMILY = "query"
 
 # ---------------------------------------------------------------------- part 2: overlap
 OVERLAPS = (0.0, 0.1, 0.2, 0.25, 0.3, 0.5, 0.7, 1.0)  # c, the cosine of d with v
@@ -83,6 +88,17 @@ REVISIONS = {
         "(or the criterion, where e₁'s is within it) and the largest removal within that spill; "
         "per arm, how many of the runs e₁ alone leaves short the erasure family rescues there. "
         "The verdicts keep the criterion's spill; the matched count is shown beside them."),
+    "rank: a second family": (
+        "*Added on 2026-12-05, before any of its tables were computed:* the rank verdicts rest on "
+        "one family of directions, fitted where the examples' answers stand. A second family is "
+        "built the same way (e₁ first, then each next direction LEACE's read direction with the "
+        "directions so far projected out at every slice and position, on the same fitting "
+        "contexts) but fitted on the states at the query position of the pulled slices 1–4, "
+        "where the answer that is scored is read out. Per falloff run its removal and spill "
+        "curves by rank sit beside the same random subspaces as part 1's; its effective ranks, "
+        "matched-spill counts and per-arm verdicts follow the rank rule above, unchanged. The "
+        "page's conclusion names both families: it says a diffuse code only where both read it, "
+        "and where either reads low-rank redundancy it says which family carries the op."),
     "relation: the source's r": (
         "*Added on 2026-12-04, after the tables were read:* the rule above is a conjunction of two "
         "tests at 8 seeds, which can miss a relation the source's size would predict; beside it, "

@@ -21,7 +21,7 @@ from anchorkit.executor import THREADS, threads
 from anchorkit.overlap import overlap_study
 from anchorkit.profiles import PAPER
 from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
-from anchorkit.rank import probe_verdicts, rank_curves, rank_verdicts, ranks_table
+from anchorkit.rank import family_curves, probe_verdicts, rank_curves, rank_verdicts, ranks_table
 from anchorkit.regimes import WEAK, Regime
 from anchorkit.store import RunStore
 from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS, run_config
@@ -127,6 +127,30 @@ def run_rank(reports_dir, regime: Regime, store=None, publish: bool = False, pro
               "probe_verdicts": probe_verdicts(probes).assign(regime=name)}
     write_part(reports_dir, regime, "rank", tables, runs, time.perf_counter() - t0, source,
                publish, {"erasure": "concept-erasure LeaceFitter (method leace), read direction"})
+    return tables
+
+
+def run_family(reports_dir, regime: Regime, family: str = diagnosis.SECOND_FAMILY, store=None,
+               publish: bool = False, progress: bool = True) -> dict[str, pd.DataFrame]:
+    """Part 1 with another family of erasure directions (``diagnosis.FAMILIES``), on the published
+    weights of the regime's falloff runs, beside part 1's random subspaces (its committed
+    ``rank_curves``): the ``<family>_curves``, ``<family>_ranks`` and ``<family>_verdicts``
+    tables, a part of their own."""
+    t0, source = time.perf_counter(), source_state()
+    store = store if store is not None else RunStore()
+    random = read_tables(Path(regime.reports(reports_dir)) / STUDY)["rank_curves"]
+    runs = [c for c in _published_runs(regime, reports_dir)[0] if c.recipe != "control"]
+    with threads(THREADS):
+        curves = pd.concat([family_curves(cfg, store.load_final(cfg), family, random) for cfg in
+                            tqdm(runs, desc=f"{family} family ({regime.name})",
+                                 disable=not progress)], ignore_index=True)
+    ranks = ranks_table(curves)
+    name = regime.name
+    tables = {f"{family}_curves": curves.assign(regime=name),
+              f"{family}_ranks": ranks.assign(regime=name),
+              f"{family}_verdicts": rank_verdicts(ranks).assign(regime=name)}
+    write_part(reports_dir, regime, family, tables, runs, time.perf_counter() - t0, source,
+               publish, {"fitted at": diagnosis.FAMILIES[family]})
     return tables
 
 

@@ -26,8 +26,8 @@ from scipy.stats import beta
 
 from anchorkit import criteria
 from anchorkit.config import RunConfig, generator
-from anchorkit.diagnosis import (DIFFUSE_OVER_RANDOM, FIT_CONTEXTS_PER_OP, LOW_RANK, OVER_RANDOM,
-                                 PROBE_CHANCE, PROBE_READABLE, RANK_DRAWS, RANKS)
+from anchorkit.diagnosis import (DIFFUSE_OVER_RANDOM, FAMILIES, FIT_CONTEXTS_PER_OP, LOW_RANK,
+                                 OVER_RANDOM, PROBE_CHANCE, PROBE_READABLE, RANK_DRAWS, RANKS)
 from anchorkit.edit import project_out_subspace, projection_edit
 from anchorkit.measure import (DIFFERENCE, drop, null_of_other_ops, other_ops_drop,
                                probe_predictions, query_predictions, scores_of_predictions, span,
@@ -97,12 +97,21 @@ def probe_rows(model: Transformer, batch: Batch) -> list[dict]:
 
 
 # ---------------------------------------------------------------------- erasure directions
-def pulled_states(model: Transformer, batch: Batch, hooks) -> tuple[torch.Tensor, torch.Tensor]:
-    """The states (N, D) at the example answers of the pulled slices 1…L (after the hooks) and
-    whether each is in a difference context (N,)."""
+def fitted_at(task, family: str) -> list[int]:
+    """The positions a family of erasure directions is fitted at (``diagnosis.FAMILIES``)."""
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {sorted(FAMILIES)}, not {family!r}")
+    where = positions(task)
+    return where.example_answers if family == "answers" else [where.query]
+
+
+def pulled_states(model: Transformer, batch: Batch, hooks, family: str = "answers"
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The states (N, D) at the family's positions (``fitted_at``) of the pulled slices 1…L
+    (after the hooks) and whether each is in a difference context (N,)."""
+    at = fitted_at(model.task, family)
     with torch.inference_mode():
         slices = slice_states(model.run_with_cache(batch.tokens, model.hook_names("resid"), hooks)[1])
-    at = positions(model.task).example_answers
     x = torch.stack([s[0, :, at] for s in slices[1:]])  # (L, B, k, D)
     z = (batch.ops == DIFFERENCE)[None, :, None].expand(*x.shape[:3])
     return x.reshape(-1, x.shape[-1]).double(), z.reshape(-1)
@@ -131,14 +140,15 @@ def fitting_contexts(cfg: RunConfig) -> Batch:
 
 
 def erasure_directions(model: Transformer, batch: Batch, first: torch.Tensor,
-                       k: int = RANKS[-1]) -> torch.Tensor:
+                       k: int = RANKS[-1], family: str = "answers") -> torch.Tensor:
     """(k, D) orthonormal rows: ``first`` (e₁), then each next direction the LEACE read direction
-    on the states at the pulled slices with the directions so far projected out at every slice."""
+    on the states at the family's positions of the pulled slices with the directions so far
+    projected out at every slice."""
     found = (first / first.norm()).double()[None]
     while found.shape[0] < k:
         Q = found.T.float()[None, None, None]  # (1, 1, 1, D, j)
         hooks = every_slice(lambda x, Q=Q: project_out_subspace(x, Q.to(x.dtype)), model.n_slices)
-        x, z = pulled_states(model, batch, hooks)
+        x, z = pulled_states(model, batch, hooks, family)
         found = torch.cat([found, orthonormal_next(found, read_direction(x, z))[None]])
     return found.float()
 
@@ -190,6 +200,33 @@ def rank_curves(cfg: RunConfig, state: dict) -> tuple[pd.DataFrame, pd.DataFrame
                            "random_spill": spill[1:].mean(0).numpy()})
     probes = pd.DataFrame(probe_rows(model, probe)).assign(**who)
     return curves, probes
+
+
+def family_curves(cfg: RunConfig, state: dict, family: str, random: pd.DataFrame
+                  ) -> pd.DataFrame:
+    """One run's removal and spill curves by rank for another family of erasure directions
+    (``fitted_at``), beside the random subspaces' mean that part 1 measured for the run
+    (``random``: its ``rank_curves`` rows, which the same seed would draw again)."""
+    model = load_model([cfg], [state])
+    probe = probe_set(cfg.task).clean
+    e1 = torch.zeros(cfg.model.d_model)
+    e1[0] = 1.0
+    with torch.inference_mode():
+        clean_pred = query_predictions(model, probe)
+        clean = scores_of_predictions(clean_pred, probe)[0]
+        spans = span(clean, null_of_other_ops(clean_pred, probe)[0])
+        found = erasure_directions(model, fitting_contexts(cfg), e1, family=family)
+        drops = drop(clean, scores_of_predictions(
+            subspace_predictions(model, probe, nested(found)), probe))
+    mine = random[random.run == cfg.name].sort_values("k")
+    if list(mine.k) != list(RANKS):
+        raise ValueError(f"part 1's rank curves lack run {cfg.name}'s k = {list(RANKS)}")
+    return pd.DataFrame({"run": cfg.name, "seed": cfg.seed, "optimizer": cfg.optimizer,
+                         "recipe": cfg.recipe, "family": family, "k": list(RANKS),
+                         "removal": (drops[:, DIFFERENCE] / spans[DIFFERENCE]).numpy(),
+                         "spill": other_ops_drop(drops).numpy(),
+                         "random_removal": mine.random_removal.to_numpy(),
+                         "random_spill": mine.random_spill.to_numpy()})
 
 
 def effective_rank(curve: pd.DataFrame) -> int | None:

@@ -13,10 +13,10 @@ from anchorkit.edit import e1, project_out, project_out_subspace, random_directi
 from anchorkit.measure import edited_predictions, subspace_predictions
 from anchorkit.model import Transformer
 from anchorkit.rank import (DIFFUSE, LOW_RANK_VERDICT, NEITHER, balanced_accuracy,
-                            e1_spill_cap, effective_rank, effective_rank_at, erasure_directions,
-                            nested, orthonormal_next, probe_fit, random_subspaces, rank_verdict, rank_verdicts, ranks_table,
+                            e1_spill_cap, effective_rank, effective_rank_at, erasure_directions, fitted_at,
+                            nested, orthonormal_next, probe_fit, pulled_states, random_subspaces, rank_verdict, rank_verdicts, ranks_table,
                             read_direction, readable)
-from anchorkit.task import DIFFERENCE, probe_set
+from anchorkit.task import DIFFERENCE, positions, probe_set
 
 TASK = TaskConfig(probe_per_op=16)
 
@@ -95,6 +95,22 @@ def test_erasure_directions_are_orthonormal_and_start_at_e1(model):
     assert torch.allclose(dirs @ dirs.T, torch.eye(3), atol=1e-5)
     again = orthonormal_next(dirs.double(), torch.randn(64, dtype=torch.float64))
     assert (dirs.double() @ again).abs().max() < 1e-12
+
+
+def test_the_second_family_is_fitted_at_the_query_position_only(model):
+    probe = probe_set(TASK).clean
+    where = positions(TASK)
+    assert fitted_at(TASK, "answers") == where.example_answers
+    assert fitted_at(TASK, "query") == [where.query]
+    B, L = probe.tokens.shape[0], model.n_slices - 1
+    x, z = pulled_states(model, probe, None, "query")
+    assert x.shape == (L * B, 64) and int(z.sum()) == L * int((probe.ops == DIFFERENCE).sum())
+    answers, query = (erasure_directions(model, probe, e1(64), k=3, family=f)
+                      for f in ("answers", "query"))
+    assert torch.equal(query[0], e1(64)) and torch.allclose(query @ query.T, torch.eye(3), atol=1e-5)
+    assert (answers[1] @ query[1]).abs() < 0.99  # another place, another direction
+    with pytest.raises(ValueError, match="family must be one of"):
+        fitted_at(TASK, "everywhere")
 
 
 def test_the_probe_reads_a_planted_label_and_not_a_random_one():
