@@ -45,6 +45,7 @@ from anchorkit.task import SYNTAX
 from anchorkit.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                 VERDICTS, about_share, combine, count_verdict, every, most,
                                 none_of, relation_interval, relation_verdict, seeds_needed, size,
+                                count_seeds_needed,
                                 Region, margin_case)
 from anchorkit.optimizers import ROTATED_ADAM
 
@@ -263,15 +264,29 @@ def needed_text(more) -> str:
 
 
 def counted(name: str, k: int, n: int, source: tuple[int, int], says, text: str,
-            near: tuple[list, list] = ((), ())) -> Part:
+            near: tuple[list, list] = ((), ()), unit: str = "seeds") -> Part:
     """A count part: k of n against the source's count. ``near``: the seeds within one standard
-    error of the classifying line, those counted in k and the others; each is counted both ways."""
+    error of the classifying line, those counted in k and the others; each is counted both ways.
+    ``unit``: what the count is out of, in the seeds-needed clause of an undecided count."""
     inside, outside = near
     seeds = sorted([*inside, *outside])
     if seeds:
         text += (f"; within one standard error of the line: seed{'s' if len(seeds) > 1 else ''} "
                  f"{', '.join(str(s) for s in seeds)}")
-    return Part(name, text, count_verdict(k, n, source, says, len(inside), len(outside)))
+    verdict = count_verdict(k, n, source, says, len(inside), len(outside))
+    if verdict == UNDECIDED:
+        text += count_needed_text(count_seeds_needed(k, n, source, says), unit)
+    return Part(name, text, verdict)
+
+
+def count_needed_text(more, unit: str = "seeds") -> str:
+    """What an undecided count's ``count_seeds_needed`` says, as a clause."""
+    if more is None:
+        return ""
+    if math.isinf(more):
+        return (f"; no number of {unit} up to {NEEDED_MAX} decides it at the share seen (it sits "
+                f"on what the claim allows)")
+    return f"; about {int(more)} {unit} would decide it at the share seen"
 
 
 def removal_se(r: pd.DataFrame, net: bool = False) -> pd.Series:
@@ -487,7 +502,7 @@ def e2b(t):
                     about_share(E2B_LOST / n, 1 / 8), "lost by net removal on", lost=True),
         counted("the shortfall in the control", held, len(lost), (E2B_LOST, E2B_LOST), every,
                 f"raw removal at least half on {held} of the {len(lost)} runs lost by net "
-                "removal") if len(lost) else
+                "removal", unit="lost runs") if len(lost) else
         Part("the shortfall in the control", "no run lost by net removal", NOT_COMPARABLE),
         sized(f"stored controls lose {drop}", sto.control_drop, drop.region(), ".2f",
               "stored controls' drop ")])
@@ -531,7 +546,8 @@ def e2c(t):
         counted("half or more where the cosine is about a quarter", big, len(at),
                 (src["big"].k, src["big"].n), every,
                 f"drop at least half on {big} of the {len(at)} rotated controls with cos ≥ "
-                f"{COS_QUARTER} (drops {summary(at.control_drop)})") if len(at) else
+                f"{COS_QUARTER} (drops {summary(at.control_drop)})", unit="such controls")
+        if len(at) else
         Part("half or more where the cosine is about a quarter",
              f"no rotated control with cos ≥ {COS_QUARTER}", NOT_COMPARABLE),
         tracks])
@@ -550,10 +566,10 @@ def e2d(t):
         counted("the control loses on another op", big, len(at), seeds, every,
                 f"largest other-op drop at least {other.printed[0]} − {other.tol} on {big} of the "
                 f"{len(at)} rotated controls with cos ≥ {COS_QUARTER} "
-                f"({summary(at.control_other_ops)})"),
+                f"({summary(at.control_other_ops)})", unit="such controls"),
         counted("the anchored run does not", calm, len(at), seeds, every,
                 f"the anchored run's raw spill at most {anchored} + {anchored.tol} on {calm} of "
-                f"{len(at)}")]
+                f"{len(at)}", unit="such controls")]
     if not len(at):  # not comparable either way (a count of none); said in words
         parts = [Part(p.name, f"no rotated control with cos ≥ {COS_QUARTER}", NOT_COMPARABLE)
                  for p in parts]
@@ -640,7 +656,7 @@ def e3c(t):
         parts.append(counted("on the spike's vector on most seeds", on, len(o),
                              (src["most"].k, src["most"].n), most,
                              f"the syntax-holding vector is the top-energy direction on {on} "
-                             f"of {len(o)} rotated controls"))
+                             f"of {len(o)} rotated controls", unit="such controls"))
     return judged(parts)
 
 
@@ -660,7 +676,7 @@ def _moved_claim(m: pd.Series, where: str, source: Count) -> tuple[str, str]:
     if n < len(m) / 2:
         return text, NOT_COMPARABLE
     return judged([counted(f"on about {source}", k, n, (source.k, source.n),
-                           about_share(source.k / source.n, 1 / 8), text)])
+                           about_share(source.k / source.n, 1 / 8), text, unit="such seeds")])
 
 
 def e3d(t):

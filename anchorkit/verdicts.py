@@ -20,8 +20,12 @@ claim, three comparisons:
   fewer, "about s" s ± its tolerance, "most" more than half; ``COUNT_TOL`` is the one seed in
   eight). Either excluding: not reproduced (the second decides where the source's denominator is
   too small for Fisher's test to reject: against 2 of 2 no count of ours can differ, but 0 of 2
-  lies outside what "every" allows). Otherwise reproduced when our count says what the claim
-  says on at least as many seeds as the source had, else cannot be decided. A run whose measure
+  lies outside what "every" allows). Our share's interval inside what the claim allows:
+  reproduced (added 2026-12-05, after every regime's tables were read; it changed no verdict
+  of them: it lets a share near the claim, 15 of 16 against "every seed", be decided by enough
+  seeds). Otherwise reproduced when our count says what the claim says on at least as many
+  seeds as the source had, else cannot be decided; an undecided count carries the seeds that
+  would decide it at the share seen (``count_seeds_needed``). A run whose measure
   lies within one standard error of the line that classifies it is counted both ways; when the
   two counts give different verdicts, the claim cannot be decided.
 - **A relation** (Pearson r across seeds): our r with its Fisher-z 95% interval. Excluding the
@@ -165,6 +169,14 @@ class Claimed:
         lo, hi = self.allows
         return high < lo or (self.above and high <= lo) or low > hi
 
+    def within(self, k: int, n: int, confidence: float = CONFIDENCE) -> bool:
+        """Whether our share's exact interval lies inside what the claim allows (the count's
+        equivalence: 15 of 16 seeds never say "every" seed, but enough seeds at that share lie
+        within the one seed in eight "every" allows)."""
+        low, high = share_interval(k, n, confidence)
+        lo, hi = self.allows
+        return (low > lo if self.above else low >= lo) and high <= hi
+
 
 def share_interval(k: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """The exact (Clopper–Pearson) interval of a share k of n."""
@@ -180,7 +192,23 @@ def _count_at(k: int, n: int, source: tuple[int, int], says: Callable[[int, int]
         return NOT_REPRODUCED
     if isinstance(says, Claimed) and says.excludes(k, n):
         return NOT_REPRODUCED
+    if isinstance(says, Claimed) and says.within(k, n):
+        return REPRODUCED
     return REPRODUCED if says(k, n) and n >= sn else UNDECIDED
+
+
+def count_seeds_needed(k: int, n: int, source: tuple[int, int], says: Callable[[int, int], bool],
+                       most: int = 1000) -> float | None:
+    """About how many seeds would decide a count that cannot be decided, were our share to stay
+    k/n: the fewest N > n (up to ``most``) at which round(N·k/n) of N gets a decided verdict
+    (``count_verdict``); ``math.inf`` when none up to ``most`` does (the share sits on what the
+    claim allows), None when n is 0. A rough guide, as ``seeds_needed`` is for a size."""
+    if n == 0:
+        return None
+    for big in range(n + 1, most + 1):
+        if count_verdict(round(big * k / n), big, source, says) != UNDECIDED:
+            return big
+    return INF
 
 
 def count_verdict(k: int, n: int, source: tuple[int, int], says: Callable[[int, int], bool],

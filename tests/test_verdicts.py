@@ -138,6 +138,28 @@ def test_every_seed_is_rejected_once_our_share_is_plainly_below_seven_in_eight()
     assert v.count_verdict(16, 16, (8, 8), v.every) == R
 
 
+def test_a_share_near_the_claim_is_reproduced_once_its_interval_lies_inside_what_it_allows():
+    # 15 of 16 never says "every seed", and its interval (0.70-1.00) still reaches below 7/8
+    assert v.count_verdict(15, 16, (8, 8), v.every) == U
+    assert v.every.within(95, 100) and not v.every.within(15, 16)
+    assert v.count_verdict(95, 100, (8, 8), v.every) == R  # 0.89-0.98: every seed but 1 in 8
+    assert v.count_verdict(3, 100, (0, 8), v.none_of) == R  # 0.006-0.085 within "none" (≤ 1/8)
+    assert v.count_verdict(60, 100, (5, 8), v.most) == R  # 0.50-0.70 above half
+    assert not v.most.within(5, 10)  # its interval reaches below half
+
+
+def test_the_seeds_an_undecided_count_needs_decide_it_at_the_share_seen():
+    more = v.count_seeds_needed(15, 16, (8, 8), v.every)
+    assert 16 < more < 1000
+    assert v.count_verdict(round(more * 15 / 16), more, (8, 8), v.every) == R
+    assert v.count_verdict(round((more - 1) * 15 / 16), more - 1, (8, 8), v.every) == U
+    low = v.count_seeds_needed(13, 16, (8, 8), v.every)  # 0.81: rejected with enough seeds
+    assert v.count_verdict(round(low * 13 / 16), low, (8, 8), v.every) == N
+    # a share exactly on what "every" allows (7 of 8) is decided by no number of seeds
+    assert v.count_seeds_needed(7, 8, (8, 8), v.every, most=400) == INF
+    assert v.count_seeds_needed(0, 0, (8, 8), v.every) is None
+
+
 def test_most_and_about_a_share_reject_by_their_share_too():
     assert v.count_verdict(1, 12, (5, 8), v.most) == N
     assert v.count_verdict(4, 8, (5, 8), v.most) == U
