@@ -75,6 +75,13 @@ MIRROR_TOL = 1e-9  # largest |Δ weight| (float64) for "equal step for step"
 # rules revised after their tables were read, each with its date and reason (the page shows them
 # beside the rule as first written, which PREDICTIONS keeps); a key "part: what" adds to a part
 REVISIONS = {
+    "probe: the input's own level": (
+        f"*Added on 2026-12-03, after the tables were read:* slice 0 sees only the input tokens, "
+        f"yet its probe reads about 0.73 on every run, above the bar of {PROBE_READABLE}: the "
+        f"bar says nothing of computation. Beside the verdict, a falloff run's op is read *beyond "
+        f"the input* after the e₁ edit when the probe's interval lies above that run's own slice-0 "
+        f"accuracy at every one of slices 1–4 (``rank.beyond_input``); the first screens count "
+        f"that. The prediction's verdict keeps the rule as committed."),
     "rank": (
         "*Revised on 2026-12-03, after the tables were read:* at k = 1 the erasure and random "
         "subspaces are both e₁, so the excess over random is 0 by construction; a run whose "

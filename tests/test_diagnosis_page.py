@@ -173,3 +173,41 @@ def test_a_regime_whose_parts_are_not_all_committed_is_named_not_shown(tmp_path)
     shutil.rmtree(diagnosis.FOCUS.reports(tmp_path) / "diagnosis")
     with pytest.raises(Exception):
         dp.load(tmp_path)
+
+
+def _family_tables(answers: str, query: str, ranks=(None, None), query_ranks=(None, None)):
+    """One regime's part-1 tables with each family's verdict for the rotated arm, and two short
+    falloff runs' effective ranks by each family (None: none up to 8)."""
+    def verdicts(v):
+        return pd.DataFrame([{"optimizer": "rotated", "verdict": v}])
+
+    def ranks_of(rk):
+        return pd.DataFrame({"run": ["a", "b"], "recipe": "falloff",
+                             "effective_rank": [float("nan") if r is None else r for r in rk]})
+    return {"rank_verdicts": verdicts(answers), f"{dp.FAMILY}_verdicts": verdicts(query),
+            "ranks": ranks_of(ranks), f"{dp.FAMILY}_ranks": ranks_of(query_ranks)}
+
+
+@pytest.mark.parametrize("answers, query, expected", [
+    (dp.DIFFUSE, dp.DIFFUSE, dp.DIFFUSE),  # only where both families read it
+    (dp.DIFFUSE, dp.NEITHER, dp.NEITHER),
+    (dp.DIFFUSE, dp.LOW_RANK_VERDICT, f"{dp.LOW_RANK_VERDICT}, fitted at the query"),
+    (dp.LOW_RANK_VERDICT, dp.LOW_RANK_VERDICT,
+     f"{dp.LOW_RANK_VERDICT}, fitted at the answers and at the query")])
+def test_the_families_together_say_diffuse_only_where_both_do(answers, query, expected):
+    assert dp.families_verdict(_family_tables(answers, query), "rotated") == expected
+
+
+def test_a_run_rescued_by_either_family_counts_as_rescued():
+    t = _family_tables(dp.DIFFUSE, dp.DIFFUSE, ranks=(None, 1), query_ranks=(None, 1))
+    assert dp.rescued_by_rank(t) == (1, 0)  # run b: e1 alone does it; a: neither family
+    t = _family_tables(dp.DIFFUSE, dp.DIFFUSE, ranks=(None, 1), query_ranks=(6, 1))
+    assert dp.rescued_by_rank(t) == (1, 1)  # the second family rescues run a
+
+
+def test_no_sentence_concludes_beyond_the_families_tried(tables):
+    for text in (dp.first_screen(tables), dp.why_sentence(tables)):
+        assert "two families" in text or "two erasure families" in text
+        if "no small subspace" in text:
+            assert "of the families tried" in text
+    assert "both families:" in dp.family_text(tables)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from anchorkit import criteria, diagnosis
-from anchorkit.pages.diagnosis_page import ARMS, TARGET_NAMES
+from anchorkit.pages.diagnosis_page import ARMS, FITTED, TARGET_NAMES
 from anchorkit.pages.theme import LEGIBLE  # noqa: F401 (registers the book's chart theme)
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
 
@@ -36,13 +36,16 @@ def dissociation_chart(df: pd.DataFrame):
     return layers.facet(column=alt.Column("regime:N", title=None, sort=[r.title for r in diagnosis.REGIMES]))
 
 
+SUBSPACES = [f"erasure, {w}" for w in FITTED.values()] + ["random"]  # ``rank_long``'s, in order
+
+
 def rank_chart(long: pd.DataFrame, measure: str = "removal"):
     """Median over falloff runs of raw removal (or raw spill) against k, erasure and random
     subspaces, a panel per arm and regime; thin lines per run."""
     label = {"removal": "raw removal", "spill": "raw spill"}[measure]
     colour = alt.Color("subspace:N", title=None,
                        legend=alt.Legend(orient="bottom", symbolOpacity=1, symbolStrokeWidth=3),
-                       scale=alt.Scale(domain=["erasure", "random"], range=["#7570b3", "#999"]))
+                       scale=alt.Scale(domain=SUBSPACES, range=["#7570b3", "#d95f02", "#999"]))
     base = alt.Chart().encode(x=alt.X("k:O", title="directions projected out (k)"), color=colour)
     runs = base.mark_line(opacity=0.25, strokeWidth=1).encode(
         y=alt.Y(f"{measure}:Q", title=label), detail="run:N")

@@ -17,13 +17,16 @@ from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE, SOURCE
 from anchorkit.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                 relation_interval, relation_verdict)
 from anchorkit.provenance import has_tables, read_provenance, read_tables
-from anchorkit.rank import LOW_RANK_VERDICT, beyond_input
+from anchorkit.rank import DIFFUSE, LOW_RANK_VERDICT, NEITHER, beyond_input
 from anchorkit.regimes import SECOND_EPOCHS
 from anchorkit.studies import PAPER_SEEDS
 from anchorkit.optimizers import ROTATED_ADAM
 
+FAMILY = diagnosis.SECOND_FAMILY  # part 1's second family of erasure directions
 TABLES = ("rank_curves", "probe", "ranks", "rank_verdicts", "probe_verdicts", "overlap",
-          "overlap_targets", "overlap_verdicts", "relation", "mirror", "notable")
+          "overlap_targets", "overlap_verdicts", "relation", "mirror", "notable",
+          f"{FAMILY}_curves", f"{FAMILY}_ranks", f"{FAMILY}_verdicts")
+FITTED = {"answers": "at the answers", FAMILY: "at the query"}  # a family, in a few words
 SOURCE_R = SOURCE["E2c"]["r"].value  # the source's overlap relation, Pearson r
 TARGET_NAMES = {"spike": "energy spike", "syntax": "syntax-holding vector",
                 "costliest": "costliest direction"}
@@ -78,8 +81,8 @@ def column_text(regime, t, d: pd.DataFrame) -> str:
             f"({summary(rot.alignment)}) and projecting e₁ out removes "
             f"{summary(rot.raw_removal)}; after the edit a probe still reads difference beyond "
             f"the input on {int(read.sum())} of {len(read)} of its falloff runs, and "
-            f"{diagnosis.RANKS[-1] - 1} more erasure directions rescue {rescued} of the {short} "
-            f"runs e₁ leaves short.")
+            f"{diagnosis.RANKS[-1] - 1} more erasure directions, of either family, rescue "
+            f"{rescued} of the {short} runs e₁ leaves short.")
 
 
 def shown_text(tables, reports_dir) -> str:
@@ -123,11 +126,12 @@ def rank_long(tables) -> pd.DataFrame:
     for regime, t in tables.items():
         c = t["rank_curves"]
         c = c[c.recipe != "control"]
-        for which, col in (("erasure", "removal"), ("random", "random_removal")):
-            rows.append(c[["run", "seed", "optimizer", "k"]].assign(
-                subspace=which, removal=c[col].to_numpy(),
-                spill=c["spill" if which == "erasure" else "random_spill"].to_numpy(),
-                regime=regime.title))
+        q = t[f"{FAMILY}_curves"]
+        for which, d, col in ((f"erasure, {FITTED['answers']}", c, ""),
+                              (f"erasure, {FITTED[FAMILY]}", q, ""), ("random", c, "random_")):
+            rows.append(d[["run", "seed", "optimizer", "k"]].assign(
+                subspace=which, removal=d[f"{col}removal"].to_numpy(),
+                spill=d[f"{col}spill"].to_numpy(), regime=regime.title))
     out = pd.concat(rows, ignore_index=True)
     out["arm"] = out.optimizer.map(ARMS)
     return out
@@ -135,12 +139,15 @@ def rank_long(tables) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------- verdicts in words
 def probe_text(tables) -> str:
-    """Per regime, on how many runs difference stays readable after the e₁ edit at slices 1–4."""
+    """Per regime, on how many runs difference stays readable after the e₁ edit at slices 1–4 by
+    the committed bar, and on how many falloff runs beyond the input's own (slice-0) level."""
     parts = []
     for regime, t in tables.items():
         v = t["probe_verdicts"]
+        read, runs = read_beyond_input({regime: t})
         parts.append(f"{int(v.readable.sum())} of {int(v.runs.sum())} runs in the "
-                     f"{regime.title} (lowest accuracy there {number(v.lowest.min())})")
+                     f"{regime.title} (lowest accuracy there {number(v.lowest.min())}; beyond the "
+                     f"input's own level on {read} of its {runs} falloff runs)")
     return "; ".join(parts)
 
 
@@ -151,7 +158,7 @@ def probe_holds(tables) -> bool:
 
 def rank_text(tables) -> str:
     """Per regime and arm: the verdict, how many falloff runs have an effective rank at most
-    LOW_RANK and how many none up to 8."""
+    LOW_RANK and how many none up to 8; then the same by the second family."""
     parts = []
     for regime, t in tables.items():
         arms = [f"{ARMS[r.optimizer]}: {r.verdict} ({r.low_rank} of {r.runs} falloff runs of "
@@ -163,6 +170,34 @@ def rank_text(tables) -> str:
                 for _, r in t["rank_verdicts"].iterrows()]
         parts.append(f"{regime.title}: " + "; ".join(arms))
     return ". ".join(parts)
+
+
+def family_text(tables) -> str:
+    """Per regime and arm, the second family's verdict and counts (``REVISIONS["rank: a second
+    family"]``), and the conclusion both families allow (``families_verdict``)."""
+    parts = []
+    for regime, t in tables.items():
+        v = t[f"{FAMILY}_verdicts"]
+        arms = [f"{ARMS[r.optimizer]}: {r.verdict} ({r.low_rank} of {r.runs} of rank at most "
+                f"{diagnosis.LOW_RANK}, {r['none']} with none up to {diagnosis.RANKS[-1]}; "
+                f"{number(r.median_over_random_at_top, '+.2f')} beyond random at "
+                f"k = {diagnosis.RANKS[-1]}; at the e₁ edit's own spill it rescues "
+                f"{r.rescued_at_e1_spill} of {r.short}); both families: "
+                f"{families_verdict(t, r.optimizer)}" for _, r in v.iterrows()]
+        parts.append(f"{regime.title}: " + "; ".join(arms))
+    return ". ".join(parts)
+
+
+def families_verdict(t, optimizer: str) -> str:
+    """What the families tried say together of one arm (the rule fixed before the second family's
+    tables): a diffuse code only where every family reads it; where one reads low-rank
+    redundancy, that, with the family named; else neither."""
+    said = {f: t[table].set_index("optimizer").loc[optimizer, "verdict"]
+            for f, table in (("answers", "rank_verdicts"), (FAMILY, f"{FAMILY}_verdicts"))}
+    low = [FITTED[f] for f, v in said.items() if v == LOW_RANK_VERDICT]
+    if low:
+        return f"{LOW_RANK_VERDICT}, fitted {and_list(low)}"
+    return DIFFUSE if all(v == DIFFUSE for v in said.values()) else NEITHER
 
 
 def rank_holds(tables) -> bool:
@@ -268,13 +303,13 @@ def summary_table(tables) -> pd.DataFrame:
         "half)", lambda t: summary(t["results"].query("optimizer == 'rotated'")
                                    .control_top_share_rotated))
     add("The op is carried by more directions than e₁",
-        f"removal curves by rank, k = 1–{diagnosis.RANKS[-1]}, beside random subspaces",
-        lambda t: "; ".join(f"{ARMS[r.optimizer]}: {r.verdict}"
-                            for _, r in t["rank_verdicts"].iterrows()))
+        f"removal curves by rank, k = 1–{diagnosis.RANKS[-1]}, of two erasure families (fitted "
+        f"{' and '.join(FITTED.values())}) beside random subspaces",
+        lambda t: "; ".join(f"{ARMS[o]}: {families_verdict(t, o)}"
+                            for o in t["rank_verdicts"].optimizer))
     add("The op is no longer computed, so nothing is left to remove",
-        "a held-out probe after the e₁ edit, slices 1–4",
-        lambda t: f"readable on {int(t['probe_verdicts'].readable.sum())} of "
-                  f"{int(t['probe_verdicts'].runs.sum())} runs")
+        "a held-out probe after the e₁ edit, slices 1–4, against the input's own level (slice 0)",
+        lambda t: "beyond the input on {} of {} falloff runs".format(*read_beyond_input({0: t})))
     add("The syntax vector is not the energy spike",
         "rotated controls whose syntax-holding vector is their top-energy direction",
         lambda t: "{} of {}".format(*syntax_is_spike(t)))
@@ -320,13 +355,13 @@ def first_screen(tables) -> str:
         f"{E2A_MEDIAN} (range {E2A_SOURCE[0]} to {E2A_SOURCE[1]}).",
         f"A probe still reads difference beyond the input on "
         f"{read} of {runs} falloff runs ({pooled(tables)}), and "
-        f"{diagnosis.RANKS[-1] - 1} more erasure directions rescue {rescued} of the {short} "
-        f"{diagnosis.FOCUS.title} runs e₁ leaves short: the op is computed, "
-        + ("on no small subspace of the family tried." if rescued * 2 < short
+        f"{diagnosis.RANKS[-1] - 1} more erasure directions (two families) rescue {rescued} "
+        f"of the {short} {diagnosis.FOCUS.title} runs e₁ leaves short: the op is computed, "
+        + ("on no small subspace of the families tried." if rescued * 2 < short
            else "on a few directions more."),
         f"Our controls barely show the source's collateral damage "
         f"({overlap_weak_count(tables)}).",
-        (f"The arms' controls mirror each other by construction at any length (float64 check: "
+        (f"The arms' controls mirror each other by construction (float64 check: "
          f"{diagnosis.MIRROR_STEPS} steps).") if mirror_holds(tables) else
         (f"A float64 check over {diagnosis.MIRROR_STEPS} steps finds the arms' controls are not "
          f"mirror images."),
@@ -353,21 +388,23 @@ def why_of(reports_dir) -> str:
 def why_sentence(tables) -> str:
     """The one-sentence why the other pages' first screens give (before its link to this page):
     the falloff runs only (the controls were never anchored), and a conclusion limited to the
-    erasure family tried."""
+    erasure families tried."""
     read, runs = read_beyond_input(tables)
     short, rescued = rescued_by_rank(tables[diagnosis.FOCUS])
     return (f"Why: with e₁ projected out, a probe still reads difference beyond the input on "
-            f"{read} of {runs} falloff runs; the erasure family tried, {diagnosis.RANKS[-1] - 1} "
-            f"more directions, rescues {rescued} of the {short} {diagnosis.FOCUS.title} runs e₁ "
-            f"leaves short")
+            f"{read} of {runs} falloff runs; two erasure families, {diagnosis.RANKS[-1] - 1} "
+            f"more directions each, rescue {rescued} of the {short} {diagnosis.FOCUS.title} "
+            f"runs e₁ leaves short")
 
 
 def rescued_by_rank(t) -> tuple[int, int]:
     """Falloff runs whose e₁ edit alone misses the criteria (effective rank not 1), and how many
-    of them reach the criteria with further erasure directions (an effective rank of 2–8)."""
-    r = t["ranks"][t["ranks"].recipe != "control"]
-    short = r[r.effective_rank != 1]
-    return len(short), int(short.effective_rank.notna().sum())
+    of them reach the criteria with further erasure directions (an effective rank of 2–8) of
+    either family tried."""
+    r = t["ranks"][t["ranks"].recipe != "control"].set_index("run")
+    q = t[f"{FAMILY}_ranks"].set_index("run").effective_rank.reindex(r.index)
+    short = r.effective_rank != 1
+    return int(short.sum()), int((short & (r.effective_rank.notna() | q.notna())).sum())
 
 
 def random_spill_at_top(t) -> str:
@@ -388,13 +425,18 @@ def overlap_weak_count(tables) -> str:
             f"{diagnosis.AT}; {int((cells.verdict == 'weak').sum())} of {len(cells)} cells weak")
 
 
-def ranks_styler(ranks: pd.DataFrame, regime):
+def ranks_styler(t, regime):
     """Per falloff run: its effective rank ("–": none up to 8) and the erasure subspace's removal
-    beyond the random one's, at that rank and at k = 8."""
-    df = ranks[ranks.recipe != "control"].assign(arm=lambda d: d.optimizer.map(ARMS))
+    beyond the random one's, at that rank and at k = 8; and its effective rank by the second
+    family."""
+    ranks = t["ranks"]
+    other = t[f"{FAMILY}_ranks"].set_index("run").effective_rank
+    df = ranks[ranks.recipe != "control"].assign(arm=lambda d: d.optimizer.map(ARMS),
+                                                 other=lambda d: d.run.map(other))
     return captioned(df, {"arm": "arm", "seed": "seed", "effective_rank": "effective rank",
                           "over_random_at_rank": "beyond random, at that rank",
-                          "over_random_at_top": f"beyond random, k = {diagnosis.RANKS[-1]}"},
+                          "over_random_at_top": f"beyond random, k = {diagnosis.RANKS[-1]}",
+                          "other": f"effective rank, fitted {FITTED[FAMILY]}"},
                      f"Effective ranks, {regime.title} (– : none up to {diagnosis.RANKS[-1]})",
                      fmt="{:.2f}")
 
@@ -437,12 +479,27 @@ def full_overlap_text(tables) -> str:
     return "; ".join(parts)
 
 
+def falls_text(tables, fall: float = 0.1) -> str:
+    """Falloff runs (every regime, the family fitted at the answers) whose raw removal falls by
+    more than ``fall`` from one k to the next: projecting out one more direction can undo part
+    of what the others removed, so removal need not grow with k."""
+    n = fell = 0
+    for t in tables.values():
+        c = t["rank_curves"]
+        c = c[c.recipe != "control"].pivot(index="run", columns="k", values="removal")
+        n += len(c)
+        fell += int((c.diff(axis=1) < -fall).any(axis=1).sum())
+    return f"{fell} of {n} falloff runs lose more than {fall} of raw removal from one k to the next"
+
+
 def erasure_gain_text(tables) -> str:
-    """Per regime, the median over falloff runs of what the first two erasure directions after e₁
-    add to raw removal (k = 3 against k = 1)."""
+    """Per regime, the median over falloff runs of what the erasure directions after e₁ add to raw
+    removal: the first two (k = 3 against k = 1) and all seven (k = 8)."""
+    top = diagnosis.RANKS[-1]
     parts = []
     for regime, t in tables.items():
         c = t["rank_curves"]
         c = c[c.recipe != "control"].pivot(index="run", columns="k", values="removal")
-        parts.append(f"{regime.title} {number(float((c[3] - c[1]).median()), '+.2f')}")
-    return ", ".join(parts)
+        parts.append(f"{regime.title} {number(float((c[3] - c[1]).median()), '+.2f')} at k = 3 "
+                     f"and {number(float((c[top] - c[1]).median()), '+.2f')} at k = {top}")
+    return "; ".join(parts)
