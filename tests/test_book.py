@@ -636,6 +636,19 @@ def test_no_page_states_existence_from_a_size_rule(html):
             assert not re.search(pattern, text), (page.name, pattern)
 
 
+# what the diagnosis may not be made to say: a conclusion about the op's subspaces reaches only
+# as far as the families of erasure directions tried (two: fitted at the answers, at the query)
+BEYOND_FAMILIES = (r"no small subspace(?! of the families tried)", r"the erasure family tried",
+                   r"no subspace of up to \d+ directions, found by erasure(?! famil| family)")
+
+
+def test_no_page_concludes_beyond_the_erasure_families_tried(html):
+    for page in _pages(html):
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.read_text()))
+        for pattern in BEYOND_FAMILIES:
+            assert not re.search(pattern, text), (page.name, pattern)
+
+
 def test_the_ledger_is_a_page_with_headings_and_contents(html):
     from anchorkit.ledger import SECTIONS
 
