@@ -20,7 +20,8 @@ from anchorkit.config import check_choice
 from anchorkit.executor import IN_PROCESS
 from anchorkit.pipeline import study_graph
 from anchorkit.store import RunStore
-from anchorkit.studies import PAPER_SEEDS, STUDIES, run_study, study_pairs, study_runs
+from anchorkit.protocol import run_study
+from anchorkit.studies import PAPER_SEEDS, STUDIES, study_pairs, study_runs
 
 
 def main(argv=None):

@@ -35,7 +35,8 @@ import papermill as pm
 from anchorkit import scout
 from anchorkit.provenance import written_for
 from anchorkit.regimes import REPORT, regime as resolve_regime
-from anchorkit.studies import ESSAY, PAPER_SEEDS, STUDIES, essay_runs, study_runs
+from anchorkit.protocol import ESSAY, essay_runs
+from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs
 
 PAGES_ONLY = ("diagnosis", "reproduction-ledger", "reproducibility")  # pages that execute like a study but train nothing
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,7 +138,7 @@ def execute(args: list[str]) -> None:
         raise SystemExit(f"unknown study {unknown}; expected some of {names}")
     PAGES.mkdir(parents=True, exist_ok=True)
     if regime is not None:
-        from anchorkit.studies import run_study
+        from anchorkit.protocol import run_study
 
         for study in studies:
             if study not in STUDIES:

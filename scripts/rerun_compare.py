@@ -29,7 +29,8 @@ from anchorkit import kernels
 from anchorkit.config import ParameterError, check_int, check_seeds
 from anchorkit.provenance import read_tables, source_state, write_study
 from anchorkit.store import RunStore
-from anchorkit.studies import STUDIES, run_study, study_runs
+from anchorkit.protocol import run_study
+from anchorkit.studies import STUDIES, study_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-6  # float32 measures of order one: a few units in the last place

@@ -34,7 +34,8 @@ from anchorkit.paths import check_outside_tracked
 from anchorkit.profiles import PROFILES
 from anchorkit.regimes import WEAK, regime
 from anchorkit.store import REPO
-from anchorkit.studies import shown_regimes, study
+from anchorkit.protocol import shown_regimes
+from anchorkit.studies import study
 
 NOTEBOOKS = REPO / "notebooks"
 
@@ -93,7 +94,7 @@ class Rerun:
             self.parameters["regimes"] = [self.regime.name]
 
     def shown(self) -> list:
-        """The regimes the page will compute, as it decides (``studies.shown_regimes``)."""
+        """The regimes the page will compute, as it decides (``protocol.shown_regimes``)."""
         if not self.side_by_side:
             return [WEAK]
         return shown_regimes(self.study, self.seeds, self.profile, None, self.reports,

@@ -72,12 +72,12 @@ def test_execute_studies_computes_what_its_regime_flag_names(monkeypatch):
     """``--compute --regime R`` computes regime R only, then executes the pages on the committed
     tables (reuse); ``--compute`` alone executes the pages without reuse, so that a page computes
     every regime it shows. Nothing is trained or executed here: both steps are recorded."""
-    import anchorkit.studies as studies
+    import anchorkit.protocol as protocol
     import scripts.execute_studies as ex
     from anchorkit.regimes import SECOND, WEAK
 
     ran, executed = [], []
-    monkeypatch.setattr(studies, "run_study",
+    monkeypatch.setattr(protocol, "run_study",
                         lambda study, seeds, profile, regime=None, **kw: ran.append((study, regime.name)))
     monkeypatch.setattr(ex.pm, "execute_notebook",
                         lambda src, dst, parameters, **kw: executed.append((Path(src).stem,

@@ -139,7 +139,8 @@ def test_an_edited_committed_table_is_refused_by_every_reader_naming_it(tmp_path
 
 
 def test_an_edited_table_is_refused_by_a_study_page_reading_it(tmp_path):
-    from anchorkit.studies import PAPER_SEEDS, run_study
+    from anchorkit.protocol import run_study
+    from anchorkit.studies import PAPER_SEEDS
 
     where = copy_reports(tmp_path)
     f = edit_a_table(where / "control", "results")
@@ -169,7 +170,8 @@ def test_the_ledger_page_refuses_an_edited_table_in_one_line(tmp_path):
     (lambda t: t[:-3], "provenance.json: contents changed since written"),
 ])
 def test_a_changed_provenance_is_refused_and_nothing_is_recomputed(tmp_path, change, named):
-    from anchorkit.studies import PAPER_SEEDS, run_study
+    from anchorkit.protocol import run_study
+    from anchorkit.studies import PAPER_SEEDS
 
     where = copy_reports(tmp_path)
     f = where / "control" / "provenance.json"

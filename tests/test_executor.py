@@ -11,7 +11,8 @@ import pytest
 
 from anchorkit import executor
 from anchorkit.store import RunStore
-from anchorkit.studies import run_study, study_pairs, study_runs
+from anchorkit.protocol import run_study
+from anchorkit.studies import study_pairs, study_runs
 from anchorkit.provenance import read_tables
 
 STUDY, SEEDS = "reference-baseline", [3]  # a pair with the direction sweep: every kind of task

@@ -137,7 +137,8 @@ def test_the_ledger_headline_counts_each_regime_on_its_own():
 def test_a_page_shows_the_second_regime_only_where_its_tables_are_written(tmp_path):
     from anchorkit.config import ParameterError
     from anchorkit.regimes import SECOND, WEAK
-    from anchorkit.studies import STUDIES, shown_regimes
+    from anchorkit.protocol import shown_regimes
+    from anchorkit.studies import STUDIES
 
     rb = STUDIES["rotated-basis"]
     assert shown_regimes(rb, [704], reports_dir=tmp_path) == [WEAK]

@@ -39,7 +39,7 @@ def test_screen_scope_reads_the_net_removal_row_of_the_rate_table():
     import pandas as pd
 
     from anchorkit.pages.supporting import screen_scope
-    from anchorkit.derived import rate_table
+    from anchorkit.studies.loss_rate_screen import rate_table
 
     results = pd.DataFrame({"kept": [True] * 38 + [False] * 2,
                             "kept_raw": [True] * 35 + [False] * 5})
@@ -76,7 +76,7 @@ def test_seed_text_reads_a_run_of_seeds_as_a_range():
 
 def test_with_no_loss_observed_only_the_upper_end_of_the_interval_is_quoted():
     from anchorkit.pages.supporting import chance_of_losses, screen_scope
-    from anchorkit.derived import rate_table
+    from anchorkit.studies.loss_rate_screen import rate_table
 
     none_lost = rate_table(pd.DataFrame({"kept": [True] * 40, "kept_raw": [True] * 40}))
     row = none_lost.set_index("rule").loc["net removal"]

@@ -8,10 +8,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def modules() -> dict[str, Path]:
-    """Every module of the package by its name under ``anchorkit`` (``pages.charts``)."""
+    """Every module of the package by its name under ``anchorkit`` (``pages.charts``); a
+    subpackage's ``__init__`` is the subpackage (``studies``, ``studies.rotated_basis``), the
+    package's own is left out."""
     pkg = ROOT / "anchorkit"
-    return {".".join(p.relative_to(pkg).with_suffix("").parts): p for p in pkg.rglob("*.py")
-            if p.stem != "__init__"}
+    out = {}
+    for p in pkg.rglob("*.py"):
+        parts = p.relative_to(pkg).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts:
+            out[".".join(parts)] = p
+    return out
 
 
 def imported(node, mods) -> set[str]:
@@ -156,3 +164,20 @@ def long_modules() -> set[str]:
 
 def test_every_long_module_is_one_named_idea():
     assert long_modules() == set(LONG_MODULES)
+
+
+def test_a_study_folder_stands_on_the_layers_below_it():
+    """A study's folder (``studies.<name>``) reads the study value and the measures below it: never
+    another study's folder, the registry, the protocol that runs it, or the pages; and the value
+    (``study``) knows no folder, so that adding or removing a folder touches no other module."""
+    graph = import_graph()
+    folders = {m for m in graph if m.startswith("studies.")}
+    assert {"studies.rotated_basis", "studies.control"} <= folders
+    above = {"studies", "protocol"} | folders
+    wrong = {m: sorted(d for d in graph[m] if d in above or d.startswith("pages."))
+             for m in folders}
+    assert {m: d for m, d in wrong.items() if d} == {}
+    assert not any(d.startswith("studies") for d in graph["study"])
+    # only the registry names a folder, by discovery (no module imports one by name but tests)
+    named = {m: sorted(d for d in deps if d in folders) for m, deps in graph.items()}
+    assert {m: d for m, d in named.items() if d and m not in folders} == {}

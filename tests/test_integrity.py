@@ -95,11 +95,11 @@ def test_an_interrupted_study_write_leaves_the_old_study_whole(tmp_path, monkeyp
     """Killed between two table writes, a study directory still holds the old execution whole,
     and reuse reads it; tables edited or left behind are refused by name."""
     import anchorkit.provenance as provenance  # where the study's tables are written from
-    import anchorkit.studies as studies
+    import anchorkit.protocol as protocol
 
     kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
               store=RunStore(tmp_path / "store"), progress=False)
-    first = studies.run_study("control", [6], **kw)
+    first = protocol.run_study("control", [6], **kw)
     where = tmp_path / "reports" / "control"
     real, writes = provenance.write_table, []
 
@@ -111,16 +111,16 @@ def test_an_interrupted_study_write_leaves_the_old_study_whole(tmp_path, monkeyp
 
     monkeypatch.setattr(provenance, "write_table", dies_on_the_third)
     with pytest.raises(KeyboardInterrupt):
-        studies.run_study("control", [6, 7], **kw)
+        protocol.run_study("control", [6, 7], **kw)
     monkeypatch.setattr(provenance, "write_table", real)
     prov = json.loads((where / "provenance.json").read_text())
     assert prov["seeds"] == [6]
-    again = studies.run_study("control", [6], reuse=True, **kw)
+    again = protocol.run_study("control", [6], reuse=True, **kw)
     pd.testing.assert_frame_equal(again["results"], first["results"])
     # a table that does not match the manifest is refused, named
     flip_a_bit(where / "dose.parquet", at=-20)
     with pytest.raises(StoreError, match="dose.parquet: does not match the manifest"):
-        studies.run_study("control", [6], reuse=True, **kw)
+        protocol.run_study("control", [6], reuse=True, **kw)
 
 
 def test_a_store_from_before_digests_is_adopted_once_and_a_changed_file_is_not(store, finished):

@@ -9,7 +9,7 @@ from scipy.stats import fisher_exact
 import pytest
 
 from anchorkit import ledger
-from anchorkit.derived import rate_table
+from anchorkit.studies.loss_rate_screen import rate_table
 from anchorkit.task import SYNTAX
 
 ROOT = Path(__file__).resolve().parent.parent

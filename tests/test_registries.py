@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from anchorkit import ledger, regimes, studies
+from anchorkit import ledger, protocol, regimes, studies
 from anchorkit.pages import report_page
 from anchorkit.config import ParameterError
 from anchorkit.profiles import PAPER, PROFILES, QUICK, profile
@@ -33,7 +33,7 @@ def registered(monkeypatch):
 
 def test_a_toy_study_in_a_toy_regime_is_computed_and_written_under_the_regimes_folder(
         registered, tmp_path):
-    out = studies.run_study("toy-study", [3], "quick", epochs=1, reports_dir=tmp_path,
+    out = protocol.run_study("toy-study", [3], "quick", epochs=1, reports_dir=tmp_path,
                             store=RunStore(tmp_path / "store"), progress=False,
                             scheduler="in-process", regime="toy-regime")
     where = tmp_path / "toy-regime" / "toy-study"
@@ -194,3 +194,62 @@ def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monke
                             store_dir=tmp_path / "s", progress=False)
     assert calls == {"seeds": 1, "study": 1}
     assert list(shown.shown) == [WEAK] and list(shown.tables["results"].seed) == [3]
+
+
+# a study the house has never heard of, as a folder of its own: its value and its derived table
+TOY_FOLDER = '''
+"""A toy study: plain-Adam falloff at one seed, with a table of its own."""
+
+from anchorkit.study import Study
+
+
+def toy_tables(tables):
+    return {"toy": tables["results"][["seed", "raw_removal"]]}
+
+
+STUDY = Study("toy-folder-study", (("falloff", "adam"),), seeds=(3,), derive=toy_tables, place=99)
+'''
+
+
+def test_a_toy_study_is_one_folder_that_the_registry_finds_and_computes(tmp_path, monkeypatch):
+    """A new study is a folder (``anchorkit/studies/<name>/``, here one placed beside the package's
+    own on its search path): the registry finds it, and its tables, its own derived one among
+    them, are computed through the one graph path without another module naming it."""
+    import sys
+
+    folder = tmp_path / "pkg" / "toy_folder_study"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(TOY_FOLDER)
+    monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(folder.parent)])
+    monkeypatch.delitem(sys.modules, "anchorkit.studies.toy_folder_study", raising=False)
+    found = studies.discover()
+    assert list(found)[:len(STUDIES)] == list(STUDIES)  # the package's own first, in place
+    assert list(found)[-1] == "toy-folder-study"
+    monkeypatch.setattr(studies, "STUDIES", found)
+    out = protocol.run_study("toy-folder-study", [3], "quick", epochs=1, reports_dir=tmp_path,
+                             store=RunStore(tmp_path / "store"), progress=False,
+                             scheduler="in-process")
+    assert list(out["toy"].seed) == [3] and set(read_tables(tmp_path / "toy-folder-study")) == set(out)
+    sys.modules.pop("anchorkit.studies.toy_folder_study", None)
+
+
+def test_two_folders_naming_one_study_are_refused(tmp_path, monkeypatch):
+    import sys
+
+    for name in ("twin_a", "twin_b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(
+            "from anchorkit.study import Study\nSTUDY = Study('control', (('control', 'adam'),))\n")
+        monkeypatch.delitem(sys.modules, f"anchorkit.studies.{name}", raising=False)
+    monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(tmp_path)])
+    with pytest.raises(ValueError, match="'control' is defined by two folders"):
+        studies.discover()
+    for name in ("twin_a", "twin_b"):
+        sys.modules.pop(f"anchorkit.studies.{name}", None)
+
+
+def test_every_study_folder_has_its_notebook_and_its_line_in_the_table_of_contents():
+    toc = (ROOT / "_toc.yml").read_text()
+    for s in STUDIES.values():
+        assert (ROOT / "notebooks" / f"{s.page}.ipynb").exists(), s.name
+        assert f"file: book/studies/{s.page}\n" in toc, s.name

@@ -7,7 +7,8 @@ import torch
 
 from anchorkit.config import ParameterError
 from anchorkit.studies import STUDIES, study_pairs, study_runs
-from anchorkit.derived import rotated_tables, spikes_tables
+from anchorkit.studies.reference_baseline import spikes_tables
+from anchorkit.studies.rotated_basis import rotated_tables
 from anchorkit.pairs import measure_pair
 from anchorkit.train import train
 
@@ -130,6 +131,7 @@ def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
 @pytest.mark.retrain
 def test_a_study_computes_each_runs_answers_once(tmp_path, monkeypatch):
     import anchorkit.answers as answers_mod
+    import anchorkit.protocol as protocol
     import anchorkit.studies as studies
     from anchorkit.store import RunStore
 
@@ -139,9 +141,9 @@ def test_a_study_computes_each_runs_answers_once(tmp_path, monkeypatch):
     monkeypatch.setattr(answers_mod, "predict",
                         lambda cfg, *a, **k: calls.append(cfg.name) or real(cfg, *a, **k))
     monkeypatch.setattr(studies, "STUDIES", {n: replace(s, sweep=False) for n, s in STUDIES.items()})  # the cache, not sweeps
-    first = studies.run_study("reference-baseline", [5], "quick", epochs=1, store=store,
+    first = protocol.run_study("reference-baseline", [5], "quick", epochs=1, store=store,
                               progress=False)
-    second = studies.run_study("rotated-basis", [5], "quick", epochs=1, store=store,
+    second = protocol.run_study("rotated-basis", [5], "quick", epochs=1, store=store,
                                progress=False)
     # reference-baseline's two runs, then only rotated-basis's two rotated runs
     assert sorted(calls) == sorted(["falloff-adam-5", "control-adam-5", "falloff-rotated-5",
@@ -157,13 +159,14 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
     import anchorkit.measure as measure
     import anchorkit.pairs as pairs
     import anchorkit.answers as answers_mod
+    import anchorkit.protocol as protocol
     import anchorkit.studies as studies
     from anchorkit.store import RunStore
 
     store = RunStore(tmp_path / "store")
     monkeypatch.setattr(studies, "STUDIES", {n: replace(s, sweep=True) for n, s in STUDIES.items()})
     kw = dict(profile="quick", epochs=1, store=store, progress=False)
-    before = studies.run_study("reference-baseline", [5], **kw)
+    before = protocol.run_study("reference-baseline", [5], **kw)
 
     def no_forward(*a, **k):
         raise AssertionError("an edited forward ran although the answers were cached")
@@ -171,7 +174,7 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
     monkeypatch.setattr(answers_mod, "predict", no_forward)
     monkeypatch.setattr(measure, "edited_predictions", no_forward)
     monkeypatch.setattr(pairs, "removal", lambda d, s: 2 * (d[..., 1] / s[..., 1]))
-    after = studies.run_study("reference-baseline", [5], **kw)
+    after = protocol.run_study("reference-baseline", [5], **kw)
     np.testing.assert_allclose(after["results"]["raw_removal"],
                                2 * before["results"]["raw_removal"])
     pd.testing.assert_frame_equal(after["spectra"], before["spectra"])
@@ -179,47 +182,47 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
 
 def test_reuse_reads_tables_written_for_the_same_runs_and_only_those(tmp_path, monkeypatch):
     import anchorkit.executor as executor
-    import anchorkit.studies as studies
+    import anchorkit.protocol as protocol
     from anchorkit.store import RunStore
 
     kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
               store=RunStore(tmp_path / "store"), progress=False)
-    first = studies.run_study("control", [6], **kw)
+    first = protocol.run_study("control", [6], **kw)
 
     def no_training(*a, **k):
         raise AssertionError("trained although the tables were there")
 
     monkeypatch.setattr(executor, "train_task", no_training)
-    again = studies.run_study("control", [6], reuse=True, **kw)
+    again = protocol.run_study("control", [6], reuse=True, **kw)
     assert again.keys() == first.keys()
     pd.testing.assert_frame_equal(again["results"], first["results"])
     with pytest.raises(AssertionError, match="trained"):  # other seeds: not the written tables
-        studies.run_study("control", [7], reuse=True, **kw)
+        protocol.run_study("control", [7], reuse=True, **kw)
 
 
 def test_tables_at_other_doses_are_read_back_only_at_those_doses(tmp_path, monkeypatch):
     """A tweak of the analysis records its doses; the method's doses record nothing (the
     committed provenance keeps its bytes), and neither is reused for the other."""
-    import anchorkit.studies as studies
+    import anchorkit.protocol as protocol
     from anchorkit.provenance import read_provenance
     from anchorkit.store import RunStore
 
     kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
               store=RunStore(tmp_path / "store"), progress=False, scheduler="in-process")
-    method = studies.run_study("control", [6], **kw)
+    method = protocol.run_study("control", [6], **kw)
     assert "doses" not in read_provenance(tmp_path / "reports" / "control")
-    tweak = studies.run_study("control", [6], reuse=True, doses=[0.5, 1], **kw)
+    tweak = protocol.run_study("control", [6], reuse=True, doses=[0.5, 1], **kw)
     assert read_provenance(tmp_path / "reports" / "control")["doses"] == [0.5, 1.0]
     assert list(tweak["dose"].dose) == [0.5, 1.0] and len(method["dose"]) == 4
     pd.testing.assert_frame_equal(tweak["dose"].reset_index(drop=True),
                                   method["dose"][method["dose"].dose.isin([0.5, 1.0])]
                                   .reset_index(drop=True))
     calls = []
-    monkeypatch.setattr(studies, "study_graph", lambda *a, **k: calls.append(1) or 1 / 0)
-    again = studies.run_study("control", [6], reuse=True, doses=[0.5, 1], **kw)
+    monkeypatch.setattr(protocol, "study_graph", lambda *a, **k: calls.append(1) or 1 / 0)
+    again = protocol.run_study("control", [6], reuse=True, doses=[0.5, 1], **kw)
     pd.testing.assert_frame_equal(again["dose"], tweak["dose"])
     with pytest.raises(ZeroDivisionError):  # the method's doses: not the tweak's tables
-        studies.run_study("control", [6], reuse=True, **kw)
+        protocol.run_study("control", [6], reuse=True, **kw)
     assert len(calls) == 1
     with pytest.raises(ParameterError, match="parameter 'doses'"):
-        studies.run_study("control", [6], doses=[1, 0.5], **kw)
+        protocol.run_study("control", [6], doses=[1, 0.5], **kw)

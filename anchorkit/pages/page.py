@@ -30,8 +30,9 @@ from anchorkit.pages.rerun import rerun_figures
 from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
 from anchorkit.regimes import REPORT, WEAK, Regime
 from anchorkit.store import REPO, RunStore, StoreError
-from anchorkit.studies import (ESSAY, PAPER_SEEDS, Study, compute_study, essay_runs, run_geometry,
-                               shown_regimes, written_regimes)
+from anchorkit.protocol import (ESSAY, compute_study, essay_runs, run_geometry, shown_regimes,
+                                written_regimes)
+from anchorkit.studies import PAPER_SEEDS, Study
 
 REPORTS = REPO / "reports"
 
@@ -240,7 +241,7 @@ def study_page(study, seeds, profile="paper", epochs: int | None = None,
     values), train or load the runs, measure them, write or read the tables (``tables_home``:
     the committed ones only with ``publish``), show their provenance and glue ``<study>-seeds``
     and ``<study>-epochs``. With ``side_by_side`` every regime of the report whose tables are
-    written (``studies.shown_regimes``), each with its provenance. With ``provenance_glued`` the
+    written (``protocol.shown_regimes``), each with its provenance. With ``provenance_glued`` the
     provenance is glued as ``provenance-<study>`` for the page to place (below its first screen)
     instead of shown first. ``doses`` (None: the method's) are those the e₁ edit is measured at:
     a tweak of the analysis that re-reads the runs' weights and trains nothing; its tables are

@@ -1,13 +1,14 @@
-"""The tables a study's page reads, built from its measured tables: E2 and E3 per seed (a rotated
-run beside its stored twin), ``basis`` (energy and cost per direction), ``spikes`` (where each
-run's spike sits) and ``rate`` (the loss rate with its exact interval).
+"""The report's study: falloff against control under both optimizers (rotated Adam beside its
+stored plain-Adam twins), with the direction sweep. Its page reads the E2 and E3 tables (a rotated
+run beside its stored twin, per seed) and ``basis`` (energy and cost per direction), derived here
+from the measured tables; the diagnosis reads its runs.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit.stats import at_least, loss_rate
+from anchorkit.study import Study
 from anchorkit.task import SYNTAX
 
 
@@ -54,31 +55,6 @@ def basis_table(spectra: pd.DataFrame, directions: pd.DataFrame) -> pd.DataFrame
     return out.sort_values(keys, kind="stable").reset_index(drop=True)
 
 
-def spikes_table(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per run of the pairs: where its spike sits along the coordinate axes and the
-    rotated axes, with its share, cos(e₁, spike), kurtosis and reference baseline."""
-    rows = []
-    for _, r in results.iterrows():
-        for role, name in (("anchored", r["run"]), ("control", r["control_run"])):
-            row = {"run": name, "seed": r["seed"], "optimizer": r["optimizer"], "role": role,
-                   "recipe": r["recipe"] if role == "anchored" else "control"}
-            for col in results.columns:
-                if col.startswith(f"{role}_") and any(w in col for w in (
-                        "spike", "kurtosis", "reference", "top_share")):
-                    row[col[len(role) + 1:]] = r[col]
-            rows.append(row)
-    out = pd.DataFrame(rows).drop_duplicates("run").reset_index(drop=True)
-    for col in ("spike_axes", "spike_rotated"):
-        if col in out:
-            out[col] = out[col].astype("Int64")
-    return out
-
-
-def nothing(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """A study whose page reads only its measured tables."""
-    return {}
-
-
 def rotated_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     """The rotated-basis study's: the E2 and E3 tables (rotated beside stored) and ``basis``."""
     res = tables["results"]
@@ -89,26 +65,5 @@ def rotated_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     return out
 
 
-def spikes_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """The reference-baseline study's: ``spikes``, one row per stored run."""
-    return {"spikes": spikes_table(tables["results"])}
-
-
-def rate_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    """The loss-rate screen's: ``rate``."""
-    return {"rate": rate_table(tables["results"])}
-
-
-def rate_table(results: pd.DataFrame, runs_per_study: int = 8) -> pd.DataFrame:
-    """The loss rate under each kept/lost rule (net removal, raw removal) with its exact 95%
-    interval, and the probability of at least m losses in a study of ``runs_per_study`` runs
-    (m = 1, 2, 3) at that rate and at the interval's ends."""
-    rows = []
-    for rule, col in (("net removal", "kept"), ("raw removal", "kept_raw")):
-        r = loss_rate(results[col])
-        row = {"rule": rule, **r, "study_runs": runs_per_study}
-        for m in (1, 2, 3):
-            for name, p in (("", r["rate"]), ("_low", r["low"]), ("_high", r["high"])):
-                row[f"p_at_least_{m}{name}"] = at_least(m, runs_per_study, p)
-        rows.append(row)
-    return pd.DataFrame(rows)
+STUDY = Study("rotated-basis", (("falloff", "rotated"), ("falloff", "adam")), sweep=True,
+              derive=rotated_tables, place=3)

@@ -1,147 +1,27 @@
-"""The studies: which runs each one needs (in a regime, at a profile), and running one.
-
-A study (``Study``) is a value: its name, its default seeds, its arms (the anchored recipe and
-the optimizer of each; every arm is paired with the control of its optimizer), whether its pairs
-are measured with the direction sweep, the tables its page reads derived from the measured ones,
-and its page. ``STUDIES`` is the registry, by name; ``study(name)`` looks one up (the entry points
-do, once, with the regime and the profile, and pass the values down).
-
-A study names runs by configuration only. Runs shared between studies (the plain-Adam control and
-falloff runs are the stored twins of the rotated-basis study) have the same configuration and so
-the same hash: they are loaded from the store, never retrained under another name.
+"""Running a study: train (or load) its runs, measure every pair and write its tables, through
+the one graph path (``pipeline.study_graph`` on ``executor``); which regimes its page shows; and
+the essay's measurements on the stored runs of the paper's studies.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 from tqdm.std import tqdm
 
-from anchorkit import derived, geometry
-from anchorkit.config import ParameterError, RunConfig, check_choice, check_doses, check_seeds
+from anchorkit import geometry
+from anchorkit.config import ParameterError, RunConfig, check_doses, check_seeds
 from anchorkit.edit import DOSES
 from anchorkit.executor import execute
-from anchorkit.pairs import Pair
 from anchorkit.pipeline import study_graph
 from anchorkit.profiles import PAPER, Profile, profile as resolve_profile
 from anchorkit.provenance import read_tables, source_state, write_study, written_for
 from anchorkit.regimes import REPORT, WEAK, Regime, regime as resolve_regime
 from anchorkit.store import RunStore
+from anchorkit.studies import STUDIES, Study, runs_of, study
 from anchorkit.train import train
-
-PAPER_SEEDS = list(range(704, 712))  # the seeds of the published runs
-SCREEN_SEEDS = list(range(800, 840))  # the loss-rate screen's 40 seeds, disjoint from the paper's
-
-
-@dataclass(frozen=True)
-class Study:
-    """One study: ``arms``, the (anchored recipe, optimizer) of each arm, each paired with the
-    control of its optimizer (the control study's one arm is the control itself, paired with
-    itself); ``seeds``, its default seeds; ``sweep``, whether its pairs are measured with the
-    direction sweep; ``derive``, the tables its page reads, from the measured ones; ``page``, its
-    notebook's name (``notebooks/<page>.ipynb``)."""
-
-    name: str
-    arms: tuple[tuple[str, str], ...]
-    seeds: tuple[int, ...] = tuple(PAPER_SEEDS)
-    sweep: bool = False
-    derive: Callable[[dict], dict] = derived.nothing
-    page: str = ""
-
-    def __post_init__(self):
-        if not self.page:
-            object.__setattr__(self, "page", self.name)
-
-    def seeds_in(self, seeds, regime: Regime) -> list[int]:
-        """The seeds its runs in ``regime`` are at: the regime's own paper seeds
-        (``Regime.seeds``, the recalibrated regime's 16) where ``seeds`` are the study's defaults,
-        those are the paper seeds and the regime has its own, else ``seeds`` (a reader's seeds,
-        and the loss-rate screen's, are never replaced)."""
-        if regime.seeds and tuple(seeds) == self.seeds == tuple(PAPER_SEEDS):
-            return list(regime.seeds)
-        return list(seeds)
-
-    def pairs(self, seeds: list[int], profile: Profile = PAPER, regime: Regime = WEAK,
-              epochs: int | None = None) -> list[Pair]:
-        """The (anchored, control) pairs it measures, arm by arm, seed by seed (at
-        ``seeds_in(seeds, regime)``)."""
-        seeds = self.seeds_in(seeds, regime)
-        return [Pair(run_config(s, recipe, optimizer, profile, regime, epochs),
-                     run_config(s, "control", optimizer, profile, regime, epochs))
-                for recipe, optimizer in self.arms for s in seeds]
-
-    def runs(self, seeds: list[int], profile: Profile = PAPER, regime: Regime = WEAK,
-             epochs: int | None = None) -> list[RunConfig]:
-        """Every distinct run it reads, in a stable order."""
-        return runs_of(self.pairs(seeds, profile, regime, epochs))
-
-    def paper_set(self, seeds: list[int], profile: Profile, epochs: int | None = None) -> bool:
-        """Whether these are its paper set, the runs its committed tables hold: its default seeds
-        (in order) at the paper profile, with the same runs as at the profile's own epochs in
-        every regime of the report."""
-        if tuple(seeds) != self.seeds or profile != PAPER:
-            return False
-        return epochs is None or all(self.runs(seeds, profile, r, epochs)
-                                     == self.runs(seeds, profile, r) for r in REPORT)
-
-
-# the report's study: falloff against control under both optimizers (the diagnosis reads its runs)
-ROTATED_BASIS = Study("rotated-basis", (("falloff", "rotated"), ("falloff", "adam")), sweep=True,
-                      derive=derived.rotated_tables)
-
-STUDIES: dict[str, Study] = {s.name: s for s in (
-    Study("control", (("control", "adam"),)),
-    Study("split-anti-seeds", (("split-anti", "adam"), ("falloff", "adam"))),
-    ROTATED_BASIS,
-    # every coordinate axis swept on the stored plain-Adam runs
-    Study("reference-baseline", (("falloff", "adam"),), sweep=True, derive=derived.spikes_tables),
-    # many seeds, for the loss rate
-    Study("loss-rate-screen", (("falloff", "adam"),), tuple(SCREEN_SEEDS), derive=derived.rate_tables),
-)}
-
-
-def study(name) -> Study:
-    """The study of this name (a ``Study`` is returned as it is); an unknown name is a
-    ``ParameterError`` naming the parameter."""
-    if isinstance(name, Study):
-        return name
-    return STUDIES[check_choice("study", name, tuple(STUDIES))]
-
-
-def run_config(seed: int, recipe: str, optimizer: str, profile: Profile = PAPER,
-               regime: Regime = WEAK, epochs: int | None = None) -> RunConfig:
-    """The run of a study at a profile, in a regime (the weak-basis regime's runs keep their
-    published hashes): the profile's task, and its length and step where it sets them, else the
-    regime's; ``epochs`` overrides both."""
-    length = epochs if epochs is not None else profile.epochs
-    return regime.configure(seed, recipe, optimizer, length, profile.step, profile.task)
-
-
-def runs_of(pairs: list[Pair]) -> list[RunConfig]:
-    """Every distinct run of these pairs, in order."""
-    out: dict[str, RunConfig] = {}
-    for p in pairs:
-        out.setdefault(p.anchored.hash, p.anchored)
-        out.setdefault(p.control.hash, p.control)
-    return list(out.values())
-
-
-def study_runs(name, seeds, profile="paper", epochs: int | None = None, regime=WEAK
-               ) -> list[RunConfig]:
-    """Every distinct run of a study, by name (an entry point: every argument checked)."""
-    return study(name).runs(check_seeds(seeds), resolve_profile(profile),
-                            resolve_regime(regime), epochs)
-
-
-def study_pairs(name, seeds, profile="paper", epochs: int | None = None, regime=WEAK
-                ) -> list[Pair]:
-    """The pairs of a study, by name (an entry point: every argument checked)."""
-    return study(name).pairs(check_seeds(seeds), resolve_profile(profile),
-                             resolve_regime(regime), epochs)
 
 
 # ---------------------------------------------------------------------- executing a study

@@ -1,0 +1,64 @@
+"""The studies of runs, one folder each: ``anchorkit/studies/<name>/`` holds a study's ``Study``
+value (``STUDY``: its runs, whether they are swept, the tables its page derives) and what only it
+needs; its notebook is ``notebooks/<page>.ipynb`` and its page a line of ``_toc.yml``. A new study
+is a new folder: ``discover`` finds every folder of this package, so nothing else names it.
+
+``STUDIES`` is the registry, by name, in the studies' places; ``study(name)`` looks one up (the
+entry points do, once, with the regime and the profile, and pass the values down). Running one is
+``anchorkit.protocol``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from anchorkit.config import RunConfig, check_choice, check_seeds
+from anchorkit.pairs import Pair
+from anchorkit.profiles import profile as resolve_profile
+from anchorkit.regimes import WEAK, regime as resolve_regime
+from anchorkit.study import PAPER_SEEDS, Study, run_config, runs_of
+
+__all__ = ["PAPER_SEEDS", "ROTATED_BASIS", "STUDIES", "Study", "discover", "run_config",
+           "runs_of", "study", "study_pairs", "study_runs"]
+
+
+def discover() -> dict[str, Study]:
+    """Every study of this package's folders (each a subpackage whose ``STUDY`` is its value), by
+    name, in order of their places; two folders naming one study are refused."""
+    found: dict[str, Study] = {}
+    for m in pkgutil.iter_modules(__path__):
+        if not m.ispkg:
+            continue
+        s = importlib.import_module(f"{__name__}.{m.name}").STUDY
+        if s.name in found:
+            raise ValueError(f"study {s.name!r} is defined by two folders ({m.name})")
+        found[s.name] = s
+    return dict(sorted(found.items(), key=lambda kv: (kv[1].place, kv[0])))
+
+
+STUDIES: dict[str, Study] = discover()
+# the report's study: falloff against control under both optimizers (the diagnosis reads its runs)
+ROTATED_BASIS = STUDIES["rotated-basis"]
+
+
+def study(name) -> Study:
+    """The study of this name (a ``Study`` is returned as it is); an unknown name is a
+    ``ParameterError`` naming the parameter."""
+    if isinstance(name, Study):
+        return name
+    return STUDIES[check_choice("study", name, tuple(STUDIES))]
+
+
+def study_runs(name, seeds, profile="paper", epochs: int | None = None, regime=WEAK
+               ) -> list[RunConfig]:
+    """Every distinct run of a study, by name (an entry point: every argument checked)."""
+    return study(name).runs(check_seeds(seeds), resolve_profile(profile),
+                            resolve_regime(regime), epochs)
+
+
+def study_pairs(name, seeds, profile="paper", epochs: int | None = None, regime=WEAK
+                ) -> list[Pair]:
+    """The pairs of a study, by name (an entry point: every argument checked)."""
+    return study(name).pairs(check_seeds(seeds), resolve_profile(profile),
+                             resolve_regime(regime), epochs)

@@ -1,0 +1,37 @@
+"""Every coordinate axis swept on the stored plain-Adam falloff runs and controls: where each
+run's spike sits, and the reference baseline of every stored run (the ``spikes`` table)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from anchorkit.study import Study
+
+
+def spikes_table(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per run of the pairs: where its spike sits along the coordinate axes and the
+    rotated axes, with its share, cos(e₁, spike), kurtosis and reference baseline."""
+    rows = []
+    for _, r in results.iterrows():
+        for role, name in (("anchored", r["run"]), ("control", r["control_run"])):
+            row = {"run": name, "seed": r["seed"], "optimizer": r["optimizer"], "role": role,
+                   "recipe": r["recipe"] if role == "anchored" else "control"}
+            for col in results.columns:
+                if col.startswith(f"{role}_") and any(w in col for w in (
+                        "spike", "kurtosis", "reference", "top_share")):
+                    row[col[len(role) + 1:]] = r[col]
+            rows.append(row)
+    out = pd.DataFrame(rows).drop_duplicates("run").reset_index(drop=True)
+    for col in ("spike_axes", "spike_rotated"):
+        if col in out:
+            out[col] = out[col].astype("Int64")
+    return out
+
+
+def spikes_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The reference-baseline study's: ``spikes``, one row per stored run."""
+    return {"spikes": spikes_table(tables["results"])}
+
+
+STUDY = Study("reference-baseline", (("falloff", "adam"),), sweep=True, derive=spikes_tables,
+              place=4)
