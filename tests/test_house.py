@@ -146,7 +146,6 @@ def test_no_threshold_is_typed_into_a_page():
 # limit is split, or named here with its one idea; one that shrinks below it leaves the list.
 LONG_LINES = 350
 LONG_MODULES = {
-    "ledger": "the reproduction ledger: each source claim with its figure, reader and rule",
     "geometry": "the essay's head-level measures: Killing form, sinks, value content, alignment",
     "scout": "the optimizer scout: its regimes, decision rule, premise measures and run",
     "findings": "the report page's findings per regime: its figures, tables and answers",
