@@ -146,12 +146,9 @@ def test_no_threshold_is_typed_into_a_page():
 # limit is split, or named here with its one idea; one that shrinks below it leaves the list.
 LONG_LINES = 350
 LONG_MODULES = {
-    "geometry": "the essay's head-level measures: Killing form, sinks, value content, alignment",
     "scout": "the optimizer scout: its regimes, decision rule, premise measures and run",
     "findings": "the report page's findings per regime: its figures, tables and answers",
     "measure": "the measurements on the probe sets",
-    "charts": "the book's figures, one builder per figure kind",
-    "diagnosis_page": "the diagnosis page's figures, tables and sentences (its why, for the other pages too)",
     "page": "a study page's parameters checked, its tables found or computed, its provenance shown",
 }
 

@@ -1,55 +1,16 @@
-"""The book's figures (the pages' figures): one altair builder per figure kind, each taking a tidy table as
-the studies write it, so that a reader can redraw any figure inline from ``reports/<study>/``.
-
-Every chart is interactive: hovering a mark shows its run, seed and value.
-"""
+"""The figures of runs and their measures: recipes, alignment, removal, spectra, costs,
+trajectories, layers and the scout's measures over training (``anchorkit.pages.charts``)."""
 
 from __future__ import annotations
-
-import textwrap
 
 import altair as alt
 import pandas as pd
 
-from anchorkit import criteria, essay
-from anchorkit.config import WIDTH, TaskConfig
-from anchorkit.pages.theme import LEGIBLE  # noqa: F401 (registers the book's chart theme)
+from anchorkit import criteria
+from anchorkit.config import WIDTH
+from anchorkit.pages.charts.base import (BASIS_NAMES, GROUP_COLORS, GROUPS, ROLE_NAMES, _grouped, _require,
+                                         _runs_and_median)
 from anchorkit.recipes import recipe
-from anchorkit.task import positions
-from anchorkit.verdicts import VERDICTS
-
-# the two groups of runs of the rotated-basis study, as the legends name them
-GROUPS = {"rotated": "rotated Adam (new)", "adam": "plain Adam (stored twin)"}
-GROUP_COLORS = alt.Scale(domain=list(GROUPS.values()), range=["#d95f02", "#1b9e77"])
-BASIS_NAMES = {"axes": "coordinate axes", "rotated": "rotated axes", "random": "random"}
-ROLE_NAMES = {"anchored": "falloff", "control": "control"}
-
-
-def _require(df: pd.DataFrame, columns, what: str) -> None:
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{what}: the table lacks columns {missing}")
-
-
-def _grouped(df: pd.DataFrame, by: str) -> pd.DataFrame:
-    """The runs' groups: by optimizer (new rotated runs against stored twins) or another column."""
-    group = df["optimizer"].map(GROUPS) if by == "optimizer" else df[by]
-    return df.assign(group=group)
-
-
-def _runs_and_median(df: pd.DataFrame, x: alt.X, y: str, title: str, by: str = "optimizer"):
-    """A hairline per run and the median over runs in bold (the prose quotes medians), coloured
-    by group."""
-    color = alt.Color("group:N", scale=GROUP_COLORS if by == "optimizer" else alt.Undefined,
-                      title=None, legend=alt.Legend(orient="bottom"))
-    base = alt.Chart(df).encode(x=x)
-    runs = base.mark_line(strokeWidth=0.8, opacity=0.45).encode(
-        y=alt.Y(f"{y}:Q", title=title), color=color, detail="run:N",
-        tooltip=["run:N", "seed:Q", alt.Tooltip(f"{y}:Q", format=".3f")])
-    median = base.mark_line(strokeWidth=3, point=True).encode(
-        y=f"median({y}):Q", color=color,
-        tooltip=["group:N", alt.Tooltip(f"median({y}):Q", format=".3f", title=f"median {title}")])
-    return runs, median
 
 
 def recipe_weights(name: str = "falloff", n_slices: int = 5) -> pd.DataFrame:
@@ -274,107 +235,6 @@ def over_training(premise: pd.DataFrame, measure: str, title: str, log: bool = F
                           sort=list(OPTIMIZER_NAMES.values())))
 
 
-LEVEL_COLOURS = {"none": "#e6e6e6", "functional": "#9ecae1", "clear": "#4292c6",
-                 "report-strength": "#08306b"}
-
-
-def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame, adopted: str | None = None,
-               mark: str = "adopted after the scout"):
-    """The optimizer scout at a glance: one cell per regime and training length, coloured by the
-    level of basis every calibration seed reaches (the weakest seed's); each seed's own level and
-    whether every control scored above the floor on hover. ``levels``: per regime, epochs, seed;
-    ``regimes``: per regime and epochs. ``adopted``: a regime chosen outside the rule, whose row
-    label says so (``mark``), since its cells show only the rule's level."""
-    _require(levels, ["regime", "epochs", "seed", "level"], "level_grid")
-    _require(regimes, ["regime", "epochs", "level", "controls_score"], "level_grid")
-    per_seed = (levels.assign(seed_level=levels.seed.astype(str) + ": " + levels.level)
-                .groupby(["regime", "epochs"]).seed_level.agg(", ".join).reset_index())
-    df = regimes.merge(per_seed, on=["regime", "epochs"]).assign(
-        scores=lambda d: d.controls_score.map({True: "every op ≥ floor", False: "below the floor"}))
-    order = list(LEVEL_COLOURS)
-    return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
-        x=alt.X("epochs:O", title="training length (epochs)", axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("regime:N", title="regime", sort=sorted(df.regime.unique()),
-                axis=alt.Axis(labelExpr=(f"datum.value == '{adopted}' ? [datum.value, '({mark})']"
-                                         " : datum.value") if adopted else "datum.value",
-                              labelLimit=400)),  # the mark on a line of its own
-        color=alt.Color("level:N", title="level (both seeds)", sort=order,
-                        scale=alt.Scale(domain=order, range=list(LEVEL_COLOURS.values())),
-                        legend=alt.Legend(orient="bottom")),
-        tooltip=["regime:N", "epochs:O", alt.Tooltip("level:N", title="level, both seeds"),
-                 alt.Tooltip("seed_level:N", title="by seed"),
-                 alt.Tooltip("scores:N", title="controls' scores")],
-    ).properties(width=240, height=28 * df.regime.nunique())  # room for a two-line label
-
-
-VERDICT_COLOURS = dict(zip(VERDICTS, ("#1a9850", "#d73027", "#fdae61", "#bdbdbd")))
-
-
-def two_lines(labels, longest: int = 24) -> str:
-    """A legend's ``labelExpr`` that writes each label longer than ``longest`` characters on two
-    lines, broken at the space nearest its middle (a phone's width holds the legend)."""
-    expr = "datum.label"
-    for label in labels:
-        if len(label) > longest:
-            spaces = [i for i, ch in enumerate(label) if ch == " "]
-            cut = min(spaces, key=lambda i: abs(i - len(label) / 2))
-            expr = f"datum.label == {label!r} ? [{label[:cut]!r}, {label[cut + 1:]!r}] : {expr}"
-    return expr
-
-
-def verdict_grid(ledger: pd.DataFrame):
-    """The reproduction ledger at a glance: one cell per claim (rows, in the ledger's order, each
-    labelled by its id and its short name in words) and regime (columns), coloured by its
-    verdict, the legend below in one column; the claim, our figure and the rule on hover. Narrow
-    enough for a phone (about 330 px wide with three regimes, in Chromium; each more adds 40;
-    the regimes at a steep angle, so that a long title does not widen it)."""
-    _require(ledger, ["id", "name", "claim", "regime", "verdict", "ours"], "verdict_grid")
-    order = list(VERDICT_COLOURS)
-    df = ledger.assign(label=ledger.id + "  " + ledger.name)
-    return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
-        x=alt.X("regime:N", title="regime", sort=list(dict.fromkeys(df.regime)),
-                axis=alt.Axis(labelAngle=-65, orient="top", labelAlign="left", labelLimit=130)),
-        y=alt.Y("label:N", title="claim of the source report", sort=list(dict.fromkeys(df.label)),
-                axis=alt.Axis(labelLimit=200)),
-        color=alt.Color("verdict:N", sort=order, title=None,
-                        scale=alt.Scale(domain=order, range=list(VERDICT_COLOURS.values())),
-                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0,
-                                          labelExpr=two_lines(order))),
-        tooltip=["id:N", "name:N", "claim:N", "regime:N", "verdict:N",
-                 alt.Tooltip("ours:N", title="ours")],
-    ).properties(width=40 * df.regime.nunique(), height=18 * df.id.nunique())
-
-
-ESSAY_COLOURS = {essay.SUPPORTED: "#1a9850", essay.DIFFERS: "#1a9850",
-                 essay.NOT_SUPPORTED: "#d73027", essay.NO_DIFFERENCE: "#f4a582",
-                 essay.UNDECIDABLE: "#fdae61", essay.NOT_TESTABLE: "#bdbdbd"}
-
-
-def prediction_verdicts(tests: dict[str, dict], names: dict[str, str]):
-    """The essay's predictions at a glance: one cell per prediction (rows, named by ``names``),
-    coloured by its verdict, which is written beside it; the figures on hover."""
-    df = pd.DataFrame([{"prediction": names[k], "verdict": t["verdict"], "seeds": t["n"],
-                        "agree": t["agree"], "p (Holm)": t["p_holm"],
-                        "written": textwrap.wrap(t["verdict"], VERDICT_LINE)}
-                       for k, t in tests.items()])
-    order = list(dict.fromkeys(ESSAY_COLOURS))
-    # long names and verdicts on two lines, so that the chart fits a phone's column whole
-    y = alt.Y("prediction:N", title=None, sort=list(df.prediction),
-              axis=alt.Axis(labelLimit=360, labelExpr=two_lines(df.prediction, longest=28)))
-    cells = alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
-        y=y, x=alt.value(0), x2=alt.value(20), color=alt.Color("verdict:N", sort=order, legend=None, scale=alt.Scale(
-            domain=order, range=[ESSAY_COLOURS[v] for v in order])),
-        tooltip=["prediction:N", "verdict:N", "seeds:Q", alt.Tooltip("agree:Q", title="seeds "
-                 "going the predicted way"), alt.Tooltip("p (Holm):Q", format=".3f")])
-    words = alt.Chart(df.assign(shift=lambda d: ROW / 2 - 6 * (d.written.map(len) - 1))).mark_text(
-        align="left", dx=8, lineHeight=12).encode(  # a two-line verdict centred on its row
-        y=y, x=alt.value(28), text="written", yOffset=alt.YOffset("shift:Q", scale=None))
-    return alt.layer(cells, words).properties(width=28 + 6 * VERDICT_LINE, height=ROW * len(df))
-
-
-VERDICT_LINE = 18  # characters: the longest line of a verdict written beside its cell
-ROW = 30  # px: a prediction's row (its offsets count from the row's top)
-
 
 def paired_by_seed(results: pd.DataFrame, column: str, title: str, threshold: float | None = None):
     """One value per run for the rotated runs and their plain-Adam twins, joined by a line per
@@ -401,44 +261,6 @@ def e2_pairs(results: pd.DataFrame, kept: float = 0.5):
     return alt.hconcat(paired_by_seed(results, "raw_removal", "raw removal, full dose", kept),
                        paired_by_seed(results, "net_removal", "net removal, full dose", kept))
 
-
-def context_svg(task=None) -> str:
-    """The layout of a context as an SVG drawing, one box per position (from ``task.positions``,
-    so that it follows the code): the example answers, where the anchor pulls (difference) or holds
-    (the other ops), filled; the answers the loss reads (at each ``=`` from the second example on,
-    the query's included) outlined; the query's ``=`` marked."""
-    task = task if task is not None else TaskConfig()
-    pos = positions(task)
-    line = ["a", ",", "b", "=", "c", "⏎"]
-    tokens = ["?"] + line * task.k + line[:4]
-    w, h, pad, top = 30, 34, 8, 22
-    width = pad * 2 + w * len(tokens)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} 118" '
-             f'width="100%" style="max-width:{width}px" font-family="sans-serif" '
-             'role="img" aria-label="the positions of a context">']
-    for t, tok in enumerate(tokens):
-        x = pad + w * t
-        fill = "#fdd49e" if t in pos.example_answers else "#ffffff"
-        stroke = "#d95f02" if t in pos.loss_equals else "#999999"
-        sw = 2.5 if t in pos.loss_equals else 1
-        parts.append(f'<rect x="{x + 1}" y="{top}" width="{w - 2}" height="{h}" rx="3" '
-                     f'fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>')
-        parts.append(f'<text x="{x + w / 2}" y="{top + 22}" font-size="15" '
-                     f'text-anchor="middle">{tok}</text>')
-        parts.append(f'<text x="{x + w / 2}" y="{top - 6}" font-size="9" fill="#666" '
-                     f'text-anchor="middle">{t}</text>')
-    qx = pad + w * pos.query + w / 2
-    parts.append(f'<text x="{qx}" y="{top + h + 16}" font-size="10" text-anchor="middle">'
-                 'query</text>')
-    legend = [("#fdd49e", "#999999", 1, "example answer: the anchor pulls (difference) or holds"),
-              ("#ffffff", "#d95f02", 2.5, "= whose next answer the loss reads")]
-    for i, (fill, stroke, sw, text) in enumerate(legend):
-        y = top + h + 28 + 16 * i
-        parts.append(f'<rect x="{pad}" y="{y}" width="12" height="12" fill="{fill}" '
-                     f'stroke="{stroke}" stroke-width="{sw}"/>')
-        parts.append(f'<text x="{pad + 18}" y="{y + 10}" font-size="11">{text}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
 
 
 def by_regime(charts_by_regime: dict):

@@ -1,0 +1,114 @@
+"""The book's grids at a glance: one coloured cell per regime and length (the scout), per claim
+and regime (the ledger) or per prediction (the essay) (``anchorkit.pages.charts``)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import altair as alt
+import pandas as pd
+
+from anchorkit import essay
+from anchorkit.pages.charts.base import _require
+from anchorkit.verdicts import VERDICTS
+
+LEVEL_COLOURS = {"none": "#e6e6e6", "functional": "#9ecae1", "clear": "#4292c6",
+                 "report-strength": "#08306b"}
+
+
+def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame, adopted: str | None = None,
+               mark: str = "adopted after the scout"):
+    """The optimizer scout at a glance: one cell per regime and training length, coloured by the
+    level of basis every calibration seed reaches (the weakest seed's); each seed's own level and
+    whether every control scored above the floor on hover. ``levels``: per regime, epochs, seed;
+    ``regimes``: per regime and epochs. ``adopted``: a regime chosen outside the rule, whose row
+    label says so (``mark``), since its cells show only the rule's level."""
+    _require(levels, ["regime", "epochs", "seed", "level"], "level_grid")
+    _require(regimes, ["regime", "epochs", "level", "controls_score"], "level_grid")
+    per_seed = (levels.assign(seed_level=levels.seed.astype(str) + ": " + levels.level)
+                .groupby(["regime", "epochs"]).seed_level.agg(", ".join).reset_index())
+    df = regimes.merge(per_seed, on=["regime", "epochs"]).assign(
+        scores=lambda d: d.controls_score.map({True: "every op ≥ floor", False: "below the floor"}))
+    order = list(LEVEL_COLOURS)
+    return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
+        x=alt.X("epochs:O", title="training length (epochs)", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("regime:N", title="regime", sort=sorted(df.regime.unique()),
+                axis=alt.Axis(labelExpr=(f"datum.value == '{adopted}' ? [datum.value, '({mark})']"
+                                         " : datum.value") if adopted else "datum.value",
+                              labelLimit=400)),  # the mark on a line of its own
+        color=alt.Color("level:N", title="level (both seeds)", sort=order,
+                        scale=alt.Scale(domain=order, range=list(LEVEL_COLOURS.values())),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=["regime:N", "epochs:O", alt.Tooltip("level:N", title="level, both seeds"),
+                 alt.Tooltip("seed_level:N", title="by seed"),
+                 alt.Tooltip("scores:N", title="controls' scores")],
+    ).properties(width=240, height=28 * df.regime.nunique())  # room for a two-line label
+
+
+VERDICT_COLOURS = dict(zip(VERDICTS, ("#1a9850", "#d73027", "#fdae61", "#bdbdbd")))
+
+
+def two_lines(labels, longest: int = 24) -> str:
+    """A legend's ``labelExpr`` that writes each label longer than ``longest`` characters on two
+    lines, broken at the space nearest its middle (a phone's width holds the legend)."""
+    expr = "datum.label"
+    for label in labels:
+        if len(label) > longest:
+            spaces = [i for i, ch in enumerate(label) if ch == " "]
+            cut = min(spaces, key=lambda i: abs(i - len(label) / 2))
+            expr = f"datum.label == {label!r} ? [{label[:cut]!r}, {label[cut + 1:]!r}] : {expr}"
+    return expr
+
+
+def verdict_grid(ledger: pd.DataFrame):
+    """The reproduction ledger at a glance: one cell per claim (rows, in the ledger's order, each
+    labelled by its id and its short name in words) and regime (columns), coloured by its
+    verdict, the legend below in one column; the claim, our figure and the rule on hover. Narrow
+    enough for a phone (about 330 px wide with three regimes, in Chromium; each more adds 40;
+    the regimes at a steep angle, so that a long title does not widen it)."""
+    _require(ledger, ["id", "name", "claim", "regime", "verdict", "ours"], "verdict_grid")
+    order = list(VERDICT_COLOURS)
+    df = ledger.assign(label=ledger.id + "  " + ledger.name)
+    return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
+        x=alt.X("regime:N", title="regime", sort=list(dict.fromkeys(df.regime)),
+                axis=alt.Axis(labelAngle=-65, orient="top", labelAlign="left", labelLimit=130)),
+        y=alt.Y("label:N", title="claim of the source report", sort=list(dict.fromkeys(df.label)),
+                axis=alt.Axis(labelLimit=200)),
+        color=alt.Color("verdict:N", sort=order, title=None,
+                        scale=alt.Scale(domain=order, range=list(VERDICT_COLOURS.values())),
+                        legend=alt.Legend(orient="bottom", columns=1, labelLimit=0,
+                                          labelExpr=two_lines(order))),
+        tooltip=["id:N", "name:N", "claim:N", "regime:N", "verdict:N",
+                 alt.Tooltip("ours:N", title="ours")],
+    ).properties(width=40 * df.regime.nunique(), height=18 * df.id.nunique())
+
+
+ESSAY_COLOURS = {essay.SUPPORTED: "#1a9850", essay.DIFFERS: "#1a9850",
+                 essay.NOT_SUPPORTED: "#d73027", essay.NO_DIFFERENCE: "#f4a582",
+                 essay.UNDECIDABLE: "#fdae61", essay.NOT_TESTABLE: "#bdbdbd"}
+
+
+def prediction_verdicts(tests: dict[str, dict], names: dict[str, str]):
+    """The essay's predictions at a glance: one cell per prediction (rows, named by ``names``),
+    coloured by its verdict, which is written beside it; the figures on hover."""
+    df = pd.DataFrame([{"prediction": names[k], "verdict": t["verdict"], "seeds": t["n"],
+                        "agree": t["agree"], "p (Holm)": t["p_holm"],
+                        "written": textwrap.wrap(t["verdict"], VERDICT_LINE)}
+                       for k, t in tests.items()])
+    order = list(dict.fromkeys(ESSAY_COLOURS))
+    # long names and verdicts on two lines, so that the chart fits a phone's column whole
+    y = alt.Y("prediction:N", title=None, sort=list(df.prediction),
+              axis=alt.Axis(labelLimit=360, labelExpr=two_lines(df.prediction, longest=28)))
+    cells = alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
+        y=y, x=alt.value(0), x2=alt.value(20), color=alt.Color("verdict:N", sort=order, legend=None, scale=alt.Scale(
+            domain=order, range=[ESSAY_COLOURS[v] for v in order])),
+        tooltip=["prediction:N", "verdict:N", "seeds:Q", alt.Tooltip("agree:Q", title="seeds "
+                 "going the predicted way"), alt.Tooltip("p (Holm):Q", format=".3f")])
+    words = alt.Chart(df.assign(shift=lambda d: ROW / 2 - 6 * (d.written.map(len) - 1))).mark_text(
+        align="left", dx=8, lineHeight=12).encode(  # a two-line verdict centred on its row
+        y=y, x=alt.value(28), text="written", yOffset=alt.YOffset("shift:Q", scale=None))
+    return alt.layer(cells, words).properties(width=28 + 6 * VERDICT_LINE, height=ROW * len(df))
+
+
+VERDICT_LINE = 18  # characters: the longest line of a verdict written beside its cell
+ROW = 30  # px: a prediction's row (its offsets count from the row's top)
