@@ -19,11 +19,11 @@ Every threshold a rule uses is a constant here, imported by the code that judges
 
 from __future__ import annotations
 
-from anchorkit import criteria
-from anchorkit.regimes import RECALIBRATED, SECOND, WEAK
+from anchorkit.measures import criteria
+from anchorkit import regimes
 
 # the regime whose missing removal the diagnosis sets out to explain (its first screen's regime)
-FOCUS = SECOND
+FOCUS = regimes.SECOND
 # the regimes the diagnosis is measured in, on their published weights, in the order its pages
 # show them: its own list, not the report's (``regimes.REPORT``), since a regime joins the report
 # when its study's tables are committed and the diagnosis only once its parts are re-run on its
@@ -31,8 +31,8 @@ FOCUS = SECOND
 # recalibrated column (the focus's controls with the recalibrated recipe's falloff runs, at 16
 # seeds): its parts read the predictions and rules below unchanged. The page shows a regime once
 # every part of it is committed (``diagnosis_page.load``); the first two are required.
-REGIMES = (WEAK, FOCUS, RECALIBRATED)
-REQUIRED = (WEAK, FOCUS)
+REGIMES = (regimes.WEAK, FOCUS, regimes.RECALIBRATED)
+REQUIRED = (regimes.WEAK, FOCUS)
 
 # ---------------------------------------------------------------------- part 1: rank
 RANKS = tuple(range(1, 9))  # k = 1…8 directions projected out together (e₁ first)
@@ -65,7 +65,7 @@ DRAWS = 4  # random unit vectors u orthogonal to v per c
 TARGETS = ("spike", "syntax", "costliest")  # the v of a control's own basis
 AT = 0.25  # the source's overlap
 SOURCE_STRENGTH = 0.3  # median control drop at c = AT at least this: the source's mechanism
-WEAK = 0.1  # at most this: weak
+WEAK_STRENGTH = 0.1  # at most this: weak (named apart from the weak-basis regime, regimes.WEAK)
 ALPHA = 0.05  # the overlap relation's test level (exact permutation p-values)
 
 # ---------------------------------------------------------------------- part 3: mirror
@@ -151,7 +151,7 @@ PREDICTIONS = {
         f"Per control and v: project out d = c·v + √(1 − c²)·u at full dose (u a random unit "
         f"vector orthogonal to v, {DRAWS} draws, their mean), c in {', '.join(map(str, OVERLAPS))}. "
         f"The source-strength mechanism is present for a v when the median drop on difference at "
-        f"c = {AT} is at least {SOURCE_STRENGTH}, weak when it is at most {WEAK}, in between "
+        f"c = {AT} is at least {SOURCE_STRENGTH}, weak when it is at most {WEAK_STRENGTH}, in between "
         f"otherwise (per regime and arm, over its 8 controls). The prediction holds when every v "
         f"reads weak everywhere."),
     "relation": (

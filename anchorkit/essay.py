@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from anchorkit.geometry import SINK_THRESHOLD
+from anchorkit.measures.geometry import SINK_THRESHOLD
 
 ALPHA = 0.05
 MIN_SEEDS = 5

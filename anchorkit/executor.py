@@ -1,7 +1,7 @@
 """Executing a study's work on Dask distributed, on one machine or a cluster.
 
 A study's work is a graph of tasks: train each ensemble of unfinished runs, compute each run's
-query answers (``anchorkit.answers``; a sweep in slices of directions), then measure each pair
+query answers (``anchorkit.measures.answers``; a sweep in slices of directions), then measure each pair
 once the answers of its two runs exist. The run store is the single source of truth: a task reads
 its inputs from it and writes its outputs to it atomically, so a task whose run is finished is a
 load, a task lost with its worker is run again (a training task resumes from its run's last
@@ -32,10 +32,10 @@ from typing import Callable, Iterator
 import torch
 from tqdm.std import tqdm
 
-from anchorkit import progress as tracking
-from anchorkit.config import ParameterError, RunConfig
-from anchorkit.store import RunStore
-from anchorkit.train import train
+from anchorkit.core import progress as tracking
+from anchorkit.core.config import ParameterError, RunConfig
+from anchorkit.core.store import RunStore
+from anchorkit.core.train import train
 
 SCHEDULER_ENV = "ANCHORKIT_SCHEDULER"
 # where the local cluster's dashboard listens: this machine only, unless this variable names
@@ -80,7 +80,7 @@ class Graph:
     """The tasks of a study, as (function, arguments) by key; an argument that is a ``Ref``
     stands for that task's result (and orders the tasks). Training tasks count the runs they
     train; the output tasks (a study's pairs, the scout's measurements) are what ``execute``
-    returns, in order. ``tracks``: what a task reports of its progress (``anchorkit.progress``),
+    returns, in order. ``tracks``: what a task reports of its progress (``anchorkit.core.progress``),
     by key."""
 
     tasks: dict[str, tuple[Callable, tuple]] = field(default_factory=dict)
@@ -206,7 +206,7 @@ def describe(client) -> str:
 def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
             desc: str = "study", measured: str = "pairs") -> dict[str, object]:
     """Run every task of ``graph`` (in-process, or on Dask) and return the results of its output
-    tasks by key. The tasks' tracks move a bar per kind of work (``anchorkit.progress``: epochs,
+    tasks by key. The tasks' tracks move a bar per kind of work (``anchorkit.core.progress``: epochs,
     directions, pairs); a bar counts the output tasks without a track (``measured`` finished)."""
     if not graph.tasks:
         return {}

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import torch
 
-from anchorkit.config import RunConfig
-from anchorkit.task import context_length, n_numbers, positions, vocab_size
+from anchorkit.core.config import RunConfig
+from anchorkit.core.task import context_length, n_numbers, positions, vocab_size
 
 NORMS = {"rms": "RMSPre", "layer": "LNPre"}  # anchorkit's parameter-free norms, by TL's names
 
@@ -79,7 +79,7 @@ def hooked_state(cfg: RunConfig, state: dict[str, torch.Tensor]) -> dict[str, to
 def to_transformer_lens(cfg: RunConfig, state: dict[str, torch.Tensor], compatibility: bool = True):
     """The run as a TransformerLens ``TransformerBridge`` holding its weights (in compatibility
     mode, with the classic hook names, unless ``compatibility`` is False). Feed it token ids
-    (B, T) of the task's vocabulary (``anchorkit.task``), as anchorkit's model takes them."""
+    (B, T) of the task's vocabulary (``anchorkit.core.task``), as anchorkit's model takes them."""
     _require()
     from transformer_lens.model_bridge.sources.native import boot
     from transformer_lens.utilities.tl_checkpoint_conversion import convert_tl_checkpoint
@@ -116,7 +116,7 @@ def head_writes(bridge, cache, layer: int) -> torch.Tensor:
 
 def from_store(cfg: RunConfig, store=None, compatibility: bool = True):
     """A stored or published run (its final weights, checked) opened in TransformerLens."""
-    from anchorkit.store import RunStore
+    from anchorkit.core.store import RunStore
 
     store = store if store is not None else RunStore()
     return to_transformer_lens(cfg, store.load_final(cfg), compatibility)

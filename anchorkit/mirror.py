@@ -26,12 +26,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from anchorkit.config import WIDTH
-from anchorkit.directions import SYNTAX_CHANCE
+from anchorkit.core.config import WIDTH
+from anchorkit.measures.directions import SYNTAX_CHANCE
 from anchorkit.essay import best_p, holm
 from anchorkit.formatting import number
-from anchorkit.optimizers import PLAIN_ADAM, optimizer
-from anchorkit.task import SYNTAX
+from anchorkit.core.optimizers import PLAIN_ADAM, optimizer
+from anchorkit.core.task import SYNTAX
 
 ALPHA = 0.05
 E1_ALLOWED = 1

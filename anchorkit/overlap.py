@@ -21,19 +21,21 @@ import pandas as pd
 import torch
 from tqdm.std import tqdm
 
-from anchorkit.config import RunConfig, generator
-from anchorkit.diagnosis import ALPHA, AT, DRAWS, OVERLAPS, SOURCE_STRENGTH, TARGETS, WEAK
-from anchorkit.directions import notable_table
-from anchorkit.edit import own_basis
-from anchorkit.measure import (DIFFERENCE, drop, edited_predictions, null_of_other_ops,
-                               other_ops_drop, query_predictions, scores_of_predictions, span)
-from anchorkit import optimizers
+from anchorkit.core.config import RunConfig, generator
+from anchorkit.diagnosis import (ALPHA, AT, DRAWS, OVERLAPS, SOURCE_STRENGTH, TARGETS,
+                                 WEAK_STRENGTH)
+from anchorkit.measures.directions import notable_table
+from anchorkit.core.edit import own_basis
+from anchorkit.core.scores import query_predictions, scores_of_predictions
+from anchorkit.measures.measure import (DIFFERENCE, drop, edited_predictions, null_of_other_ops,
+                                        other_ops_drop, span)
+from anchorkit.core import optimizers
 from anchorkit.provenance import read_tables
 from anchorkit.profiles import PAPER
 from anchorkit.regimes import Regime
 from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS
-from anchorkit.task import probe_set
-from anchorkit.train import load_model
+from anchorkit.core.task import probe_set
+from anchorkit.core.train import load_model
 
 SOURCE, IN_BETWEEN, WEAK_VERDICT = "source strength", "in between", "weak"
 
@@ -79,8 +81,8 @@ def overlap_curves(cfg: RunConfig, state: dict, targets: dict[str, int | None],
 
 def verdict(median_drop: float) -> str:
     """The decision rule at c = AT: source strength, weak, or in between."""
-    return (SOURCE if median_drop >= SOURCE_STRENGTH else WEAK_VERDICT if median_drop <= WEAK
-            else IN_BETWEEN)
+    return (SOURCE if median_drop >= SOURCE_STRENGTH
+            else WEAK_VERDICT if median_drop <= WEAK_STRENGTH else IN_BETWEEN)
 
 
 def verdicts(curves: pd.DataFrame) -> pd.DataFrame:

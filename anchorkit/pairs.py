@@ -1,7 +1,7 @@
 """Measuring a pair of runs: an anchored run and the control at the same seed and optimizer.
 
 ``measure_pair`` derives every measurement of the Methods page from the two runs' cached query
-answers (``anchorkit.answers``) and one clean forward of the probe set (the basis measures),
+answers (``anchorkit.measures.answers``) and one clean forward of the probe set (the basis measures),
 as tidy tables; ``measured`` reads the answers from the store's cache (computing and caching what
 is missing) and measures.
 """
@@ -13,17 +13,17 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from anchorkit.answers import PARTS, cached_answers, predict, sweep_directions
-from anchorkit.config import RunConfig
-from anchorkit.edit import DOSES, measured_bases
-from anchorkit.measure import (alignment_profile, basis_block, contexts_per_op, cos_e1,
-                               direction_cost, drop, kept, landing, last_slice_states, moved,
-                               null_of_other_ops, other_ops_drop, over_removal, reference_baseline,
-                               removal, removal_error, scores_of_predictions, span, spike, spill,
-                               syntax_positions, task_change)
-from anchorkit.optimizers import AXES, KIND, of
-from anchorkit.task import DIFFERENCE, OPS, probe_set
-from anchorkit.train import load_model
+from anchorkit.measures.answers import PARTS, cached_answers, predict, sweep_directions
+from anchorkit.core.config import RunConfig
+from anchorkit.core.edit import DOSES, measured_bases
+from anchorkit.core.scores import alignment_profile, last_slice_states, scores_of_predictions
+from anchorkit.measures.measure import (basis_block, contexts_per_op, cos_e1, direction_cost, drop,
+                                        kept, landing, moved, null_of_other_ops, other_ops_drop,
+                                        over_removal, reference_baseline, removal, removal_error,
+                                        span, spike, spill, syntax_positions, task_change)
+from anchorkit.core.optimizers import AXES, KIND, of
+from anchorkit.core.task import DIFFERENCE, OPS, probe_set
+from anchorkit.core.train import load_model
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,7 @@ def measure_pair(pair: Pair, anchored_state: dict, control_state: dict, sweep: b
     syntax positions), and with ``sweep`` the ``directions`` table (every swept direction's cost
     and drop of difference at full dose).
 
-    Scores come from the runs' query answers (``anchorkit.answers``; ``answers`` gives them,
+    Scores come from the runs' query answers (``anchorkit.measures.answers``; ``answers`` gives them,
     one dict per run, as cached; else they are computed here); the basis measures come from one
     clean forward of the probe set. Nothing here runs an edited forward when ``answers`` is given.
     ``doses``: those of the e₁ edit (the answers' ``e1`` rows, one per dose; the last is 1).

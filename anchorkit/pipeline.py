@@ -10,14 +10,14 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from anchorkit import progress as tracking
-from anchorkit.config import RunConfig
-from anchorkit.edit import DOSES
+from anchorkit.core import progress as tracking
+from anchorkit.core.config import RunConfig
+from anchorkit.core.edit import DOSES
 from anchorkit.executor import ENSEMBLE_RUNS, THREADS, Graph, add_training, threads
 from anchorkit.pairs import SWEEP_CHUNK, Pair, measured
-from anchorkit.train import load_model
-from anchorkit.answers import (cached_part, cached_answers, n_sweep_directions,
-                                   answers_key, sweep_answers)
+from anchorkit.core.train import load_model
+from anchorkit.measures.answers import (cached_part, cached_answers, n_sweep_directions,
+                                        answers_key, sweep_answers)
 
 SWEEP_SLICE = 36  # directions per sweep task (143 directions: four tasks per run)
 

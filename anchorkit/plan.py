@@ -5,7 +5,7 @@ estimate of how long that takes from the figures recorded in ``BENCHMARKS.md``.
 The plan is the study's own task graph (``pipeline.study_graph``, in every regime its page
 shows), built and not executed: what it lists is what the execution will do when nothing else
 writes to the store meanwhile, and its tracks are the ones the tasks report on
-(``anchorkit.progress``).
+(``anchorkit.core.progress``).
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from anchorkit.answers import n_sweep_directions
-from anchorkit.config import RunConfig
+from anchorkit.measures.answers import n_sweep_directions
+from anchorkit.core.config import RunConfig
 from anchorkit.formatting import seed_text
 from anchorkit.pipeline import study_graph
 from anchorkit.profiles import Profile
 from anchorkit.regimes import Regime
-from anchorkit.store import RunStore
+from anchorkit.core.store import RunStore
 from anchorkit.studies import Study, runs_of
-from anchorkit.task import OPS
+from anchorkit.core.task import OPS
 
 # Seconds of one single-thread worker on the project's machine (2 cores, AMD EPYC), each from a
 # line of BENCHMARKS.md (its section, and the line at the time of writing):

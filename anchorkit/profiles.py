@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from anchorkit.config import TaskConfig, check_choice
+from anchorkit.core.config import TaskConfig, check_choice
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,17 @@ from pathlib import Path
 import pandas as pd
 from tqdm.std import tqdm
 
-from anchorkit import geometry
-from anchorkit.config import ParameterError, RunConfig, check_doses, check_seeds
-from anchorkit.edit import DOSES
+from anchorkit.measures import geometry
+from anchorkit.core.config import ParameterError, RunConfig, check_doses, check_seeds
+from anchorkit.core.edit import DOSES
 from anchorkit.executor import execute
 from anchorkit.pipeline import study_graph
 from anchorkit.profiles import PAPER, Profile, profile as resolve_profile
 from anchorkit.provenance import read_tables, source_state, write_study, written_for
 from anchorkit.regimes import REPORT, WEAK, Regime, regime as resolve_regime
-from anchorkit.store import RunStore
+from anchorkit.core.store import RunStore
 from anchorkit.studies import STUDIES, Study, runs_of, study
-from anchorkit.train import train
+from anchorkit.core.train import train
 
 
 # ---------------------------------------------------------------------- executing a study

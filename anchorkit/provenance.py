@@ -18,12 +18,12 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from anchorkit import kernels
-from anchorkit.config import RunConfig
+from anchorkit.core import kernels
+from anchorkit.core.config import RunConfig
 from anchorkit.executor import THREADS
-from anchorkit.paths import REPORTS, inside
-from anchorkit.store import (REPO, RunStore, StoreError, digest, read_verified, write_json,
-                             write_table)
+from anchorkit.core.paths import REPORTS, inside
+from anchorkit.core.store import (REPO, RunStore, StoreError, digest, read_verified, write_json,
+                                  write_table)
 
 # tables written as CSV too, for a person to read
 CSV_TABLES = ("results", "dose", "e2", "e3", "spikes", "rate", "comparison")

@@ -28,8 +28,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from anchorkit.verdicts import CONFIDENCE, median_interval, seeds_needed as _seeds_needed
-from anchorkit.optimizers import ARM_NAMES
+from anchorkit.measures.verdicts import CONFIDENCE, median_interval, seeds_needed as _seeds_needed
+from anchorkit.core.optimizers import ARM_NAMES
 
 MARGIN = 0.1
 MEASURES = {"raw_removal": "raw removal", "net_removal": "net removal",

@@ -24,17 +24,18 @@ import torch
 from concept_erasure import LeaceFitter
 from scipy.stats import beta
 
-from anchorkit import criteria
-from anchorkit.config import RunConfig, generator
+from anchorkit.measures import criteria
+from anchorkit.core.config import RunConfig, generator
 from anchorkit.diagnosis import (DIFFUSE_OVER_RANDOM, FAMILIES, FIT_CONTEXTS_PER_OP, LOW_RANK,
                                  OVER_RANDOM, PROBE_CHANCE, PROBE_READABLE, RANK_DRAWS, RANKS)
-from anchorkit.edit import project_out_subspace, projection_edit
-from anchorkit.measure import (DIFFERENCE, drop, null_of_other_ops, other_ops_drop,
-                               probe_predictions, query_predictions, scores_of_predictions, span,
-                               subspace_predictions)
-from anchorkit.model import Transformer, every_slice, slice_states
-from anchorkit.task import OPS, Batch, draw_contexts, positions, probe_set
-from anchorkit.train import load_model
+from anchorkit.core.edit import project_out_subspace, projection_edit
+from anchorkit.core.scores import query_predictions, scores_of_predictions
+from anchorkit.measures.measure import (DIFFERENCE, drop, null_of_other_ops, other_ops_drop, span,
+                                        subspace_predictions)
+from anchorkit.measures.probe import probe_predictions
+from anchorkit.core.model import Transformer, every_slice, slice_states
+from anchorkit.core.task import OPS, Batch, draw_contexts, positions, probe_set
+from anchorkit.core.train import load_model
 
 LOW_RANK_VERDICT, DIFFUSE, NEITHER = "low-rank redundancy", "a diffuse code", "neither"
 LEVEL = 0.95
@@ -42,7 +43,7 @@ LEVEL = 0.95
 
 # ---------------------------------------------------------------------- the probe
 def probe_fit(features: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """``measure.probe_predictions`` (fitted on the even rows, predicting the odd ones), once both
+    """``probe.probe_predictions`` (fitted on the even rows, predicting the odd ones), once both
     halves hold both classes."""
     for rows, name in ((labels[::2], "even"), (labels[1::2], "odd")):
         if rows.all() or not rows.any():

@@ -3,7 +3,7 @@ regime*; issue 44): the rule, written before any of its runs, and the decision i
 their tables.
 
 The recipe of record met the calibration criteria on 0 of the second regime's 16 falloff runs, so
-calibration reopens there (the Methods page, *Training*). The candidates (``anchorkit.candidates``)
+calibration reopens there (the Methods page, *Training*). The candidates (``anchorkit.core.candidates``)
 are tried in their order on the calibration seeds ``SEEDS`` (none of the paper seeds), under
 **plain** Adam first, each falloff run measured against the plain control at its seed. The rule:
 
@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit import candidates, criteria, regimes
-from anchorkit.config import RunConfig
-from anchorkit.task import OPS
-from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
+from anchorkit import regimes
+from anchorkit.core import candidates
+from anchorkit.measures import criteria
+from anchorkit.core.config import RunConfig
+from anchorkit.core.task import OPS
+from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 REGIME = regimes.SECOND
 SEEDS = (1, 2, 3, 4)  # calibration seeds: 1 and 2 are the scout's and the viability check's

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from anchorkit.config import ModelConfig, RunConfig, TaskConfig, TrainConfig, check_choice
+from anchorkit.core.config import ModelConfig, RunConfig, TaskConfig, TrainConfig, check_choice
 
 # how a regime outside the weak basis is trained: the compiled step (BENCHMARKS.md), and for the
 # second regime's studies this many epochs (fixed with the viability check, before any paper seed)

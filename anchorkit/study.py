@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from anchorkit.config import RunConfig
+from anchorkit.core.config import RunConfig
 from anchorkit.pairs import Pair
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.regimes import REPORT, WEAK, Regime

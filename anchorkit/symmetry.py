@@ -15,16 +15,16 @@ import pandas as pd
 import torch
 from tqdm.std import tqdm
 
-from anchorkit.config import RunConfig
+from anchorkit.core.config import RunConfig
 from anchorkit.diagnosis import MIRROR_TOL
-from anchorkit.model import Transformer, haar_rotation, residual_axis
-from anchorkit.optim import BasisAdam
-from anchorkit.optimizers import PLAIN_ADAM, of
+from anchorkit.core.model import Transformer, haar_rotation, residual_axis
+from anchorkit.core.optim import BasisAdam
+from anchorkit.core.optimizers import PLAIN_ADAM, of
 from anchorkit.profiles import PAPER
-from anchorkit.recipes import recipe
+from anchorkit.core.recipes import recipe
 from anchorkit.studies import run_config
-from anchorkit.task import epoch_batches, positions
-from anchorkit.train import data_seed, initial_state, learning_rate, step_loss
+from anchorkit.core.task import epoch_batches, positions
+from anchorkit.core.train import data_seed, initial_state, learning_rate, step_loss
 
 
 def rotate(state: dict[str, torch.Tensor], R: torch.Tensor, back: bool = False

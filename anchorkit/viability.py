@@ -19,17 +19,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import criteria, regimes, scout
+from anchorkit import regimes, scout
+from anchorkit.measures import criteria
 from anchorkit.executor import execute
 from anchorkit.formatting import and_list, captioned
-from anchorkit.measure import KEPT_THRESHOLD
-from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM, optimizer
+from anchorkit.measures.measure import KEPT_THRESHOLD
+from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM, optimizer
 from anchorkit.profiles import SCOUT as SCOUT_PROFILE
 from anchorkit.profiles import Profile
 from anchorkit.profiles import profile as resolve_profile
 from anchorkit.provenance import source_state, write_study
-from anchorkit.store import RunStore
-from anchorkit.task import OPS
+from anchorkit.core.store import RunStore
+from anchorkit.core.task import OPS
 
 REGIME = regimes.SECOND  # the regime the check judges
 SEEDS = scout.SEEDS

@@ -16,10 +16,10 @@ import time
 
 import torch
 
-from anchorkit.config import check_choice
+from anchorkit.core.config import check_choice
 from anchorkit.executor import IN_PROCESS
 from anchorkit.pipeline import study_graph
-from anchorkit.store import RunStore
+from anchorkit.core.store import RunStore
 from anchorkit.protocol import run_study
 from anchorkit.studies import PAPER_SEEDS, STUDIES, study_pairs, study_runs
 

@@ -22,10 +22,10 @@ import time
 import torch
 
 from anchorkit import RunConfig, TaskConfig
-from anchorkit.measure import edited_predictions
-from anchorkit.answers import sweep_directions
-from anchorkit.task import probe_set
-from anchorkit.train import initial_state, load_model
+from anchorkit.measures.measure import edited_predictions
+from anchorkit.measures.answers import sweep_directions
+from anchorkit.core.task import probe_set
+from anchorkit.core.train import initial_state, load_model
 
 
 def pair_on_cluster(cfgs: list[RunConfig], n_dirs: int, workers: int) -> tuple[float, list]:
@@ -34,7 +34,7 @@ def pair_on_cluster(cfgs: list[RunConfig], n_dirs: int, workers: int) -> tuple[f
     from distributed import Client
 
     from anchorkit import executor
-    from anchorkit.store import RunStore
+    from anchorkit.core.store import RunStore
 
     store = RunStore("/nonexistent-bench-store", published=None)  # the tasks read weights only
     with executor.local_cluster(workers) as cluster, Client(cluster) as client:
@@ -49,7 +49,7 @@ def pair_on_cluster(cfgs: list[RunConfig], n_dirs: int, workers: int) -> tuple[f
 
 def _sweep_slice(cfg: RunConfig, start: int, stop: int) -> torch.Tensor:
     from anchorkit.executor import THREADS, threads
-    from anchorkit.answers import sweep_answers
+    from anchorkit.measures.answers import sweep_answers
 
     with threads(THREADS):
         return sweep_answers(cfg, initial_state(cfg), start, stop)

@@ -24,8 +24,8 @@ import time
 import torch
 
 from anchorkit import RunConfig, TrainConfig
-from anchorkit.task import context_length, vocab_size
-from anchorkit.train import train
+from anchorkit.core.task import context_length, vocab_size
+from anchorkit.core.train import train
 
 STEPS = ("eager", "compiled")
 

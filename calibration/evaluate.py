@@ -19,15 +19,15 @@ import argparse
 import pandas as pd
 import torch
 
-from anchorkit.edit import e1, projection_edit
-from anchorkit.model import slice_states
-from anchorkit.measure import linear_probe_accuracy
+from anchorkit.core.edit import e1, projection_edit
+from anchorkit.core.model import slice_states
+from anchorkit.measures.probe import linear_probe_accuracy
 from anchorkit.scout import ANCHOR, SCORE_MIN
-from anchorkit.store import RunStore
-from anchorkit import criteria
+from anchorkit.core.store import RunStore
+from anchorkit.measures import criteria
 from anchorkit.pairs import Pair, measure_pair
-from anchorkit.task import DIFFERENCE, OPS, positions, probe_set
-from anchorkit.train import load_model
+from anchorkit.core.task import DIFFERENCE, OPS, positions, probe_set
+from anchorkit.core.train import load_model
 from scripts.train_runs import configs_from_args
 
 ALIGNMENT_LOW = criteria.ALIGNMENT_LOW  # "low" alignment in the other ops' contexts: |α| ≤ this

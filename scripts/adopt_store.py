@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from anchorkit.store import DIGEST, LOCK, RunStore, digest, read_verified
+from anchorkit.core.store import DIGEST, LOCK, RunStore, digest, read_verified
 
 
 def adopt(root: Path) -> tuple[int, int]:

@@ -96,7 +96,7 @@ def not_computed_page(study: str) -> str:
 def main(argv=None) -> None:
     """The command line (``__doc__``); a table folder that does not verify, or a page whose
     execution fails, ends it with one line naming the file or the page."""
-    from anchorkit.store import StoreError
+    from anchorkit.core.store import StoreError
 
     try:
         execute(list(argv if argv is not None else sys.argv[1:]))

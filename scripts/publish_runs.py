@@ -14,8 +14,8 @@ import argparse
 import pandas as pd
 
 from anchorkit.regimes import REGIMES, WEAK
-from anchorkit.store import PUBLISHED, RunStore, write_table
-from anchorkit.config import ParameterError, check_seeds
+from anchorkit.core.store import PUBLISHED, RunStore, write_table
+from anchorkit.core.config import ParameterError, check_seeds
 from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs
 
 

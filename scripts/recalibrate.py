@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import candidates
+from anchorkit.core import candidates
 from anchorkit import recalibration as rc
-from anchorkit.config import ParameterError, check_int
+from anchorkit.core.config import ParameterError, check_int
 from anchorkit.executor import check_scheduler, execute, training_graph
 from anchorkit.pairs import Pair, measured
 from anchorkit.provenance import machine, source_state
-from anchorkit.store import RunStore
-from anchorkit.optimizers import ARM_NAMES
+from anchorkit.core.store import RunStore
+from anchorkit.core.optimizers import ARM_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "calibration" / "second-regime"

@@ -8,7 +8,7 @@ usage: python -m scripts.rejudge_diagnosis
 from __future__ import annotations
 
 from anchorkit.diagnosis_study import rejudge_rank
-from anchorkit.paths import REPORTS
+from anchorkit.core.paths import REPORTS
 from anchorkit.regimes import REPORT
 
 

@@ -7,7 +7,7 @@ re-runs on several machines stand side by side; one row per seed and numeric col
 tolerance) and ``reports/rerun/<cpu>/provenance.json``, which records what the re-run ran on
 (``kernels.record``: CPU, vector extensions, torch's CPU capability, MKL/oneDNN versions, the
 kernel pins, threads) and whether each retrained run's final weights equal the published ones bit
-for bit. The kernels are pinned to AVX2 (``anchorkit.kernels``) so that training gives the same
+for bit. The kernels are pinned to AVX2 (``anchorkit.core.kernels``) so that training gives the same
 bits across x86-64 machines; the re-runs say on which machines it did. The measures are float32
 reductions whose rounding depends on the thread count, so two values agree when they differ by at
 most ``TOLERANCE`` (a few float32 units in the last place of numbers of order one).
@@ -25,10 +25,10 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from anchorkit import kernels
-from anchorkit.config import ParameterError, check_int, check_seeds
+from anchorkit.core import kernels
+from anchorkit.core.config import ParameterError, check_int, check_seeds
 from anchorkit.provenance import read_tables, source_state, write_study
-from anchorkit.store import RunStore
+from anchorkit.core.store import RunStore
 from anchorkit.protocol import run_study
 from anchorkit.studies import STUDIES, study_runs
 

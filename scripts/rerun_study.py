@@ -5,7 +5,7 @@ prints what it will train and measure (each run by name, whether it is in the ru
 ``published/`` already, the ensembles trained together, the runs whose directions are swept) with
 an estimate of the time from the figures of ``BENCHMARKS.md``, executes the study's notebook with
 papermill while it shows the work's progress (epochs trained, directions swept, pairs measured,
-each with an ETA: ``anchorkit.progress``, the same bars the notebook draws when run on its own),
+each with an ETA: ``anchorkit.core.progress``, the same bars the notebook draws when run on its own),
 and ends by printing three paths: the tables, the executed notebook, and the notebook rendered to a
 standalone HTML page that opens offline.
 
@@ -29,11 +29,11 @@ import os
 import sys
 from pathlib import Path
 
-from anchorkit.config import ParameterError, check_choice, check_seeds, derive_seed
-from anchorkit.paths import check_outside_tracked
+from anchorkit.core.config import ParameterError, check_choice, check_seeds, derive_seed
+from anchorkit.core.paths import check_outside_tracked
 from anchorkit.profiles import PROFILES
 from anchorkit.regimes import WEAK, regime
-from anchorkit.store import REPO
+from anchorkit.core.store import REPO
 from anchorkit.protocol import shown_regimes
 from anchorkit.studies import study
 
@@ -69,7 +69,7 @@ class Rerun:
         from anchorkit.executor import check_scheduler
         from anchorkit.pages.page import check_writable
         from anchorkit.provenance import scratch_root
-        from anchorkit.store import RunStore
+        from anchorkit.core.store import RunStore
 
         self.study = study(args.study)
         self.seeds = seeds_of(args.seeds)
@@ -172,7 +172,7 @@ def execute(rerun: Rerun, plan) -> Path:
     tracks; the executed notebook's path."""
     import papermill
 
-    from anchorkit.progress import Watch
+    from anchorkit.core.progress import Watch
 
     out = rerun.out / f"{rerun.study.name}.ipynb"
     with Watch(plan.tracks()):

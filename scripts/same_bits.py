@@ -21,6 +21,7 @@ exit status: 0 when every output is equal, 1 when some differ (each named), 2 fo
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import subprocess
 import sys
@@ -33,16 +34,31 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def lib(name: str):
+    """The library's module ``name`` from whichever tree is on the path: in its layer's folder
+    (``anchorkit/core``, ``anchorkit/measures``) or, in a tree from before the layers, at the
+    package's top. Looked up by file in that tree, since the editable install would otherwise
+    serve a folder the older tree lacks from this checkout."""
+    import anchorkit
+
+    home = Path(anchorkit.__path__[0])
+    for layer in ("core", "measures", ""):
+        where = home / layer / name
+        if where.with_suffix(".py").exists() or (where / "__init__.py").exists():
+            return importlib.import_module(".".join(["anchorkit", *filter(None, [layer]), name]))
+    raise ModuleNotFoundError(f"no module {name!r} in {home}", name=name)
+
+
 def record(out: Path) -> None:
     """Record every output named in the module's docstring into ``out`` (``torch.save``)."""
     torch.set_num_threads(1)
-    from anchorkit import geometry, rank, scout, studies  # the code under comparison: imported
-    from anchorkit.edit import e1                         # here, from whichever tree is on the path
+    # the code under comparison, imported here from whichever tree is on the path
+    geometry, rank, scout, studies = (lib(m) for m in ("geometry", "rank", "scout", "studies"))
+    e1, probe_set = lib("edit").e1, lib("task").probe_set
+    load_model, train = lib("train").load_model, lib("train").train
     from anchorkit.pairs import measure_pair
     from anchorkit.profiles import PAPER, QUICK
     from anchorkit.regimes import SECOND, WEAK
-    from anchorkit.task import probe_set
-    from anchorkit.train import load_model, train
 
     got = {}
     pairs = [p for r in (WEAK, SECOND) for p in studies.study("rotated-basis").pairs([1], QUICK, r)]

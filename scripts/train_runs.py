@@ -20,12 +20,12 @@ import argparse
 import dataclasses
 
 from anchorkit import ModelConfig, RunConfig, TaskConfig, TrainConfig
-from anchorkit.config import RECIPES, ParameterError, check_choice, check_int, check_seeds
+from anchorkit.core.config import RECIPES, ParameterError, check_choice, check_int, check_seeds
 from anchorkit.executor import check_scheduler, execute, training_graph
 from anchorkit.regimes import REGIMES
-from anchorkit.store import RunStore, StoreError
+from anchorkit.core.store import RunStore, StoreError
 from anchorkit.studies import STUDIES, study_runs
-from anchorkit import optimizers
+from anchorkit.core import optimizers
 
 
 def parse_setting(item: str, fields: dict) -> tuple[str, str, object]:

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from anchorkit import viability
-from anchorkit.config import ParameterError
+from anchorkit.core.config import ParameterError
 from anchorkit.executor import check_scheduler
 
 ROOT = Path(__file__).resolve().parent.parent

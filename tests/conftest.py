@@ -38,6 +38,6 @@ def in_process(monkeypatch):
 
 @pytest.fixture
 def store(tmp_path):
-    from anchorkit.store import RunStore
+    from anchorkit.core.store import RunStore
 
     return RunStore(tmp_path / "store")

@@ -7,8 +7,8 @@ import pytest
 
 from anchorkit.profiles import PAPER
 from anchorkit.executor import THREADS, threads
-from anchorkit.answers import ANSWERS_VERSION, predict, answers_key, sweep_answers
-from anchorkit.store import RunStore
+from anchorkit.measures.answers import ANSWERS_VERSION, predict, answers_key, sweep_answers
+from anchorkit.core.store import RunStore
 from anchorkit.studies import run_config
 
 # the answers of published control-adam-704 (base, and the first 8 sweep directions), one thread,
@@ -44,7 +44,7 @@ def test_the_key_follows_the_weights_and_the_part():
 def test_other_doses_have_their_own_base_key_and_the_methods_keys_are_unchanged():
     import torch
 
-    from anchorkit.edit import DOSES
+    from anchorkit.core.edit import DOSES
 
     cfg = run_config(704, "control", "adam", PAPER)
     state = RunStore().load_final(cfg)

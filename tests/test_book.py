@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from anchorkit import criteria
+from anchorkit.measures import criteria
 from tests.browser import INSTALL, Browser, chromium
 
 ROOT = Path(__file__).resolve().parent.parent

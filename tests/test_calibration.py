@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from anchorkit.task import OPS
+from anchorkit.core.task import OPS
 from calibration.evaluate import acceptance, basis, verdict
 
 

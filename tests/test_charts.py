@@ -106,7 +106,7 @@ def test_trajectory_panels_are_named_in_the_books_words():
 
 def test_the_lead_picture_labels_claims_in_words_and_every_legend_is_legible():
     from anchorkit import ledger
-    from anchorkit.verdicts import VERDICTS
+    from anchorkit.measures.verdicts import VERDICTS
 
     table = pd.DataFrame([{"id": i, "name": n, "claim": "c", "regime": r, "verdict": VERDICTS[k % 4],
                            "ours": "o"} for k, (i, n) in enumerate(ledger.NAMES.items())

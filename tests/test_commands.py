@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from anchorkit.config import ParameterError
+from anchorkit.core.config import ParameterError
 from anchorkit.executor import check_scheduler, connect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +54,7 @@ def test_scheduler_values():
 
 
 def test_a_device_typo_is_named_before_torch_sees_it():
-    from anchorkit.train import train
+    from anchorkit.core.train import train
     from tests.conftest import small
 
     with pytest.raises(ParameterError, match="'device' = 'cpuu'"):

@@ -15,12 +15,12 @@ import pandas as pd
 import pytest
 import torch
 
-import anchorkit.store as store_mod
+import anchorkit.core.store as store_mod
 from anchorkit.regimes import WEAK
-from anchorkit.config import ParameterError, TrainConfig, check_flag, check_seeds
+from anchorkit.core.config import ParameterError, TrainConfig, check_flag, check_seeds
 from anchorkit.provenance import UnpublishedWrite, check_manifest, clean_stale, write_study
-from anchorkit.store import DIGEST, PUBLISHED, REPO, RunStore, StoreError, remedy
-from anchorkit.train import train
+from anchorkit.core.store import DIGEST, PUBLISHED, REPO, RunStore, StoreError, remedy
+from anchorkit.core.train import train
 from tests.conftest import small
 
 ROOT = REPO
@@ -184,7 +184,7 @@ def test_a_changed_provenance_is_refused_and_nothing_is_recomputed(tmp_path, cha
 
 def test_an_unreadable_provenance_is_one_line_naming_the_file(tmp_path):
     from anchorkit.provenance import read_provenance
-    from anchorkit.store import digest
+    from anchorkit.core.store import digest
 
     where = tmp_path / "t"
     where.mkdir()
@@ -397,8 +397,8 @@ def test_a_kill_at_any_rename_leaves_a_run_that_resumes_or_reloads_to_the_same_b
 WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from anchorkit.store import RunStore
-    from anchorkit.train import train
+    from anchorkit.core.store import RunStore
+    from anchorkit.core.train import train
     from tests.conftest import small
     log = Path(sys.argv[2])
     cfg = small(seed=6, epochs=6)

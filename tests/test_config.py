@@ -3,9 +3,9 @@ import math
 import pytest
 
 from anchorkit import RunConfig
-from anchorkit.config import ParameterError, check_dose, check_doses, check_seeds
-from anchorkit.edit import projection_edit
-from anchorkit.train import train
+from anchorkit.core.config import ParameterError, check_dose, check_doses, check_seeds
+from anchorkit.core.edit import projection_edit
+from anchorkit.core.train import train
 from tests.conftest import SMALL_TRAIN, small
 
 
@@ -68,8 +68,8 @@ def test_fields_at_their_hash_neutral_value_keep_every_published_name():
     import json
 
     from anchorkit import ModelConfig, TrainConfig
-    from anchorkit.config import HASH_NEUTRAL
-    from anchorkit.store import PUBLISHED
+    from anchorkit.core.config import HASH_NEUTRAL
+    from anchorkit.core.store import PUBLISHED
 
     a = RunConfig(seed=704)
     # the published control-adam-704 was named before any of these fields existed

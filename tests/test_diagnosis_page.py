@@ -16,7 +16,7 @@ from anchorkit.pages import report_page
 from anchorkit.diagnosis_study import seeds_of
 from anchorkit.pages.page import REPORTS
 from anchorkit.regimes import REPORT
-from anchorkit.store import RunStore
+from anchorkit.core.store import RunStore
 from anchorkit.studies import PAPER_SEEDS, study_runs
 
 CLAIM_ID = re.compile(r"\b[EPL]\d[a-z]?\b")
@@ -28,10 +28,10 @@ def no_weights(monkeypatch):
     def refuse(*a, **k):
         raise AssertionError("a page computed something from weights")
     monkeypatch.setattr(RunStore, "load_final", refuse)
-    import anchorkit.directions
-    import anchorkit.train
-    monkeypatch.setattr(anchorkit.train, "load_model", refuse)
-    monkeypatch.setattr(anchorkit.directions, "load_model", refuse)  # where a page would load
+    import anchorkit.measures.directions
+    import anchorkit.core.train
+    monkeypatch.setattr(anchorkit.core.train, "load_model", refuse)
+    monkeypatch.setattr(anchorkit.measures.directions, "load_model", refuse)  # where a page would load
 
 
 @pytest.fixture(scope="module")
@@ -73,9 +73,9 @@ def test_the_reports_directions_of_note_are_read_not_computed(tables, no_weights
 
 
 def test_other_runs_compute_their_directions_of_note(monkeypatch):
-    import anchorkit.directions
+    import anchorkit.measures.directions
 
-    monkeypatch.setattr(anchorkit.directions, "notable_table", lambda *a, **k: "computed")
+    monkeypatch.setattr(anchorkit.measures.directions, "notable_table", lambda *a, **k: "computed")
     runs = {r: study_runs("rotated-basis", [712], "paper", regime=r) for r in REPORT}
     shown = {r: {"spectra": None, "basis": None} for r in REPORT}
     assert report_page.notables(runs, shown, store=None) == {r: "computed" for r in REPORT}

@@ -2,10 +2,10 @@ import pytest
 import torch
 
 from anchorkit import ModelConfig, TaskConfig
-from anchorkit.edit import (coordinate_axes, e1, project_out, projection_edit, random_directions,
-                            rotated_axes)
-from anchorkit.model import Transformer, haar_rotation, slice_states
-from anchorkit.task import epoch_batches
+from anchorkit.core.edit import (coordinate_axes, e1, project_out, projection_edit, random_directions,
+                                 rotated_axes)
+from anchorkit.core.model import Transformer, haar_rotation, slice_states
+from anchorkit.core.task import epoch_batches
 
 TASK = TaskConfig()
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from anchorkit import executor
-from anchorkit.store import RunStore
+from anchorkit.core.store import RunStore
 from anchorkit.protocol import run_study
 from anchorkit.studies import study_pairs, study_runs
 from anchorkit.provenance import read_tables
@@ -94,12 +94,12 @@ def test_the_graph_of_a_finished_and_answered_study_only_measures(tmp_path):
 def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):
     import torch
 
-    from anchorkit.measure import edited_predictions
-    from anchorkit.answers import sweep_answers, sweep_directions
+    from anchorkit.measures.measure import edited_predictions
+    from anchorkit.measures.answers import sweep_answers, sweep_directions
     from anchorkit.profiles import QUICK
     from anchorkit.studies import run_config
-    from anchorkit.task import probe_set
-    from anchorkit.train import initial_state, load_model
+    from anchorkit.core.task import probe_set
+    from anchorkit.core.train import initial_state, load_model
 
     cfg = run_config(3, "control", "adam", QUICK, epochs=1)
     state = initial_state(cfg)
@@ -115,7 +115,7 @@ def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):
 def test_an_unknown_scheduler_address_fails_with_its_address():
     import dask
 
-    from anchorkit.config import ParameterError
+    from anchorkit.core.config import ParameterError
     from anchorkit.executor import Graph, execute
 
     g = Graph()

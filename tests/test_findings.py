@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from anchorkit.verdicts import UNDECIDED
+from anchorkit.measures.verdicts import UNDECIDED
 
 IDS = ["P0", "P1", "P2", "E3a", "E3b", "E3c", "E3e"]
 PREMISE_MISSING = pd.DataFrame({"id": IDS, "verdict": ["not reproduced"] * 3 + [UNDECIDED] * 4})
@@ -135,7 +135,7 @@ def test_the_ledger_headline_counts_each_regime_on_its_own():
 
 
 def test_a_page_shows_the_second_regime_only_where_its_tables_are_written(tmp_path):
-    from anchorkit.config import ParameterError
+    from anchorkit.core.config import ParameterError
     from anchorkit.regimes import SECOND, WEAK
     from anchorkit.protocol import shown_regimes
     from anchorkit.studies import STUDIES
@@ -162,9 +162,9 @@ def test_a_regime_is_described_from_its_catalogue_entry():
 def test_each_calibration_criterion_can_fail_alone():
     """A falloff run that meets every criterion, then one that misses exactly one of them each:
     the table says which, and the count of runs meeting all follows."""
-    from anchorkit import criteria
+    from anchorkit.measures import criteria
     from anchorkit.pages.findings import CRITERIA, criteria_table, criteria_text
-    from anchorkit.task import OPS
+    from anchorkit.core.task import OPS
 
     def run(seed, score=0.99, deep=0.9, other=0.1, raw=0.9, spill=0.0):
         scores = {f"{role}_score_{op}": score for role in ("anchored", "control") for op in OPS}
@@ -228,7 +228,7 @@ def test_removal_is_compared_seed_by_seed_and_the_runs_near_the_line_are_named()
 
 
 def test_a_spill_that_misses_by_less_than_one_probe_context_is_said_to_be_at_the_resolution_limit():
-    from anchorkit import criteria
+    from anchorkit.measures import criteria
     from anchorkit.pages import findings
     from anchorkit.recalibration import MET
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from anchorkit.formatting import count, paired, summary
-from anchorkit.stats import at_least, loss_rate
+from anchorkit.measures.stats import at_least, loss_rate
 
 
 def test_summary_is_median_with_range_and_ignores_missing():

@@ -8,16 +8,16 @@ import pytest
 import torch
 
 from anchorkit import ModelConfig, TaskConfig
-from anchorkit.geometry import (SINK_THRESHOLD, attention_received, classify_heads, coefficient_of_variation,
-                                enrichment, find_sinks, functional_noncommutativity,
-                                gradient_alignment, gradient_classes, head_activity,
-                                head_heterogeneity, head_maps, head_noncommutativity,
-                                head_table, killing_form, layer_table,
-                                mean_noncommutativity, noncommutativity, noncommutativity_cv,
-                                pairwise_noncommutativity, relative_change)
-from anchorkit.model import Transformer, norm, slice_states
-from anchorkit.task import context_length, probe_set, token_id
-from anchorkit.train import TrainedRun, initial_state
+from anchorkit.measures.geometry import (SINK_THRESHOLD, attention_received, classify_heads, coefficient_of_variation,
+                                         enrichment, find_sinks, functional_noncommutativity,
+                                         gradient_alignment, gradient_classes, head_activity,
+                                         head_heterogeneity, head_maps, head_noncommutativity,
+                                         head_table, killing_form, layer_table,
+                                         mean_noncommutativity, noncommutativity, noncommutativity_cv,
+                                         pairwise_noncommutativity, relative_change)
+from anchorkit.core.model import Transformer, norm, slice_states
+from anchorkit.core.task import context_length, probe_set, token_id
+from anchorkit.core.train import TrainedRun, initial_state
 from tests.conftest import small
 
 TASK = TaskConfig(probe_per_op=8)
@@ -276,7 +276,7 @@ def test_gradient_alignment_in_range_and_per_head(probe):
     layer, h = 1, 2
     blk = model.blocks[layer]
     params = [blk.W_V, blk.W_O]  # W_OV's own weights: W_Q and W_K do not enter it
-    from anchorkit.geometry import cross_entropy
+    from anchorkit.measures.geometry import cross_entropy
 
     g_ce = torch.autograd.grad(cross_entropy(model, probe).sum(), params)
     nc = mean_noncommutativity(pairwise_noncommutativity(head_maps(model, "ov")))[0, layer]

@@ -90,15 +90,48 @@ def test_the_executor_knows_graphs_and_tasks_not_studies():
     assert not import_graph()["executor"] & {"studies", "pairs", "pipeline", "scout", "derived"}
 
 
-def test_the_core_never_imports_the_pages():
-    """Presentation (``anchorkit.pages``) reads the core; the core (every other module) never
-    reads presentation, so that what a page shows cannot change what is computed."""
+# The layers, lowest first, folder by folder: a module reads its own layer and those below it.
+# ``core`` knows runs, ``measures`` functions of runs and tables, the studies' layer (every other
+# module: the registry, its folders, the protocol, the ledger, the diagnosis …) runs and judges
+# studies, and ``pages`` presents them.
+LAYERS = ("core", "measures", "studies", "pages")
+
+
+def layer(module: str) -> int:
+    first = module.split(".")[0]
+    return LAYERS.index(first) if first in ("core", "measures", "pages") else LAYERS.index("studies")
+
+
+def upward(graph: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Every module that imports one of a higher layer, with those it imports."""
+    found = {m: sorted(d for d in deps if layer(d) > layer(m)) for m, deps in graph.items()}
+    return {m: d for m, d in found.items() if d}
+
+
+def test_the_layer_check_finds_a_planted_upward_import():
+    planted = {"core.train": {"core.model", "measures.measure"}, "measures.measure": {"core.model"},
+               "core.model": set(), "protocol": {"core.train", "pages.page"}, "pages.page": {"protocol"}}
+    assert upward(planted) == {"core.train": ["measures.measure"], "protocol": ["pages.page"]}
+    assert [layer(m) for m in ("core.task", "measures.geometry.maps", "scout.rule", "pages.charts")] \
+        == [0, 1, 2, 3]
+
+
+def test_every_module_reads_its_own_layer_and_those_below():
+    """The core never reads a measure, a study or a page; a measure never reads a study or a page;
+    no study reads a page, so that what a page shows cannot change what is computed."""
     graph = import_graph()
-    assert {"pages.charts", "pages.page", "studies"} <= set(graph)  # the graph sees both
-    upward = {m: sorted(d for d in deps if d.startswith("pages."))
-              for m, deps in graph.items() if not m.startswith("pages.")}
-    assert {m: d for m, d in upward.items() if d} == {}
+    assert {"core.train", "measures.measure", "studies", "pages.charts"} <= set(graph)  # seen
+    assert {layer(m) for m in graph} == {0, 1, 2, 3}
+    assert upward(graph) == {}
     assert any(d.startswith("pages.") for d in graph["pages.report_page"])  # pages read pages
+
+
+def test_the_core_and_the_measures_stand_in_their_folders():
+    """The core's and the measures' modules live in their folders: none is back at the package's
+    top, where the layer check would count it as a study's and let it read anything."""
+    top = {m for m in import_graph() if layer(m) == 2 and "." not in m}
+    assert not top & {"config", "task", "model", "optim", "optimizers", "recipes", "train", "store",
+                      "edit", "measure", "answers", "directions", "geometry", "verdicts", "criteria"}
 
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -130,7 +163,7 @@ NOT_THRESHOLDS = {"0.016": "1/64, an even spread of energy, said in words beside
 
 
 def test_no_threshold_is_typed_into_a_page():
-    """Thresholds come from ``anchorkit.criteria`` and the modules' constants, glued or imported:
+    """Thresholds come from ``anchorkit.measures.criteria`` and the modules' constants, glued or imported:
     no decimal number is typed into a notebook's code or prose (a planted one is found)."""
     import re
 
@@ -146,9 +179,7 @@ def test_no_threshold_is_typed_into_a_page():
 # limit is split, or named here with its one idea; one that shrinks below it leaves the list.
 LONG_LINES = 350
 LONG_MODULES = {
-    "scout": "the optimizer scout: its regimes, decision rule, premise measures and run",
     "findings": "the report page's findings per regime: its figures, tables and answers",
-    "measure": "the measurements on the probe sets",
     "page": "a study page's parameters checked, its tables found or computed, its provenance shown",
 }
 

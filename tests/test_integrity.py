@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit.store import DIGEST, RunStore, StoreError
-from anchorkit.train import train
+from anchorkit.core.store import DIGEST, RunStore, StoreError
+from anchorkit.core.train import train
 from tests.conftest import small
 
 
@@ -20,7 +20,7 @@ def flip_a_bit(f, at: int = -9):
 
 @pytest.fixture
 def finished(store, monkeypatch):
-    import anchorkit.train as tr
+    import anchorkit.core.train as tr
 
     monkeypatch.setattr(tr, "SNAPSHOT_EPOCHS", (0, 1))
     cfg = small(seed=3, epochs=2)
@@ -72,7 +72,7 @@ def test_a_file_without_its_digest_is_refused(store, finished):
 
 
 def test_new_weights_under_an_old_configuration_get_new_answers(store, finished):
-    from anchorkit.answers import cached_answers
+    from anchorkit.measures.answers import cached_answers
 
     state = store.load_final(finished)
     first = cached_answers(finished, state, ("base",), store)

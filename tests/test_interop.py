@@ -20,12 +20,12 @@ import torch
 pytest.importorskip("transformer_lens", reason="the optional interop extra: pip install -e '.[interop]'")
 
 from anchorkit import interop  # noqa: E402
-from anchorkit.edit import e1, projection_edit  # noqa: E402
-from anchorkit.measure import query_predictions  # noqa: E402
+from anchorkit.core.edit import e1, projection_edit  # noqa: E402
+from anchorkit.core.scores import query_predictions  # noqa: E402
 from anchorkit.regimes import REPORT  # noqa: E402
-from anchorkit.store import RunStore  # noqa: E402
-from anchorkit.task import probe_set  # noqa: E402
-from anchorkit.train import load_model  # noqa: E402
+from anchorkit.core.store import RunStore  # noqa: E402
+from anchorkit.core.task import probe_set  # noqa: E402
+from anchorkit.core.train import load_model  # noqa: E402
 
 RTOL = 1e-3
 

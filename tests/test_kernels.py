@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from anchorkit import kernels
+from anchorkit.core import kernels
 
 ROOT = Path(__file__).resolve().parent.parent
 X86_AVX2 = "avx2" in kernels.cpu_flags()
@@ -55,10 +55,10 @@ def test_a_published_run_retrains_bitwise_on_this_machine(tmp_path):
 import torch, anchorkit
 torch.set_num_threads(1)
 from safetensors.torch import load_file
-from anchorkit.store import RunStore
+from anchorkit.core.store import RunStore
 from anchorkit.profiles import PAPER
 from anchorkit.studies import run_config
-from anchorkit.train import train
+from anchorkit.core.train import train
 cfg = run_config(704, "control", "adam", PAPER)
 run = train([cfg], RunStore({str(tmp_path)!r}, published=None), progress=False)[0]
 ref = load_file("published/runs/" + cfg.hash + "/final.safetensors")

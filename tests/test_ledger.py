@@ -10,7 +10,7 @@ import pytest
 
 from anchorkit import ledger
 from anchorkit.studies.loss_rate_screen import rate_table
-from anchorkit.task import SYNTAX
+from anchorkit.core.task import SYNTAX
 
 ROOT = Path(__file__).resolve().parent.parent
 R, N, U, NC = ledger.REPRODUCED, ledger.NOT_REPRODUCED, ledger.UNDECIDED, ledger.NOT_COMPARABLE

@@ -4,15 +4,15 @@ import pytest
 import torch
 
 from anchorkit import ModelConfig, TaskConfig
-from anchorkit.edit import coordinate_axes, e1, projection_edit, random_directions, rotated_axes
-from anchorkit.measure import (contexts_per_op, cos_e1, direction_cost, drop, edited_predictions,
-                               energy_shares, kept, kurtosis, landing,
-                               last_slice_states, moved, null_of_other_ops, op_scores,
-                               other_ops_drop, over_removal, reference_baseline, removal,
-                               removal_error, scores_of_predictions, span, spike, spill,
-                               syntax_cosines, syntax_positions, task_change)
-from anchorkit.model import Transformer, haar_rotation, residual_axis
-from anchorkit.task import DIFFERENCE, OPS, apply_op, probe_set, token_id
+from anchorkit.core.edit import coordinate_axes, e1, projection_edit, random_directions, rotated_axes
+from anchorkit.core.scores import last_slice_states, op_scores, scores_of_predictions
+from anchorkit.measures.measure import (contexts_per_op, cos_e1, direction_cost, drop,
+                                        edited_predictions, energy_shares, kept, kurtosis, landing,
+                                        moved, null_of_other_ops, other_ops_drop, over_removal,
+                                        reference_baseline, removal, removal_error, span, spike,
+                                        spill, syntax_cosines, syntax_positions, task_change)
+from anchorkit.core.model import Transformer, haar_rotation, residual_axis
+from anchorkit.core.task import DIFFERENCE, OPS, apply_op, probe_set, token_id
 
 TASK = TaskConfig(probe_per_op=32)
 
@@ -253,7 +253,7 @@ def test_last_slice_states_cover_every_position(model, probe):
 
 
 def test_linear_probe_reads_a_planted_label_and_not_noise():
-    from anchorkit.measure import linear_probe_accuracy
+    from anchorkit.measures.probe import linear_probe_accuracy
 
     g = torch.Generator().manual_seed(1)
     x = torch.randn(800, 16, generator=g)

@@ -6,8 +6,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from anchorkit import criteria
-from anchorkit.edit import DOSES
+from anchorkit.measures import criteria
+from anchorkit.core.edit import DOSES
 
 ROOT = Path(__file__).resolve().parent.parent
 METHODS = ROOT / "book" / "methods.md"
@@ -56,7 +56,7 @@ def _flat(text: str) -> str:
 
 
 def test_the_methods_page_states_the_values_the_code_judges_by():
-    """A criterion changed in ``anchorkit.criteria`` (or a dose in ``anchorkit.edit``) without
+    """A criterion changed in ``anchorkit.measures.criteria`` (or a dose in ``anchorkit.core.edit``) without
     its definition on the Methods page fails here: the page and the code say the same method."""
     text = _flat(METHODS.read_text())
 
@@ -76,11 +76,11 @@ def test_the_methods_page_states_the_values_the_code_judges_by():
 
 
 def test_the_methods_page_states_how_the_ledger_reaches_its_verdicts():
-    """The interval rules of ``anchorkit.verdicts``: their confidence, the four verdicts and the
+    """The interval rules of ``anchorkit.measures.verdicts``: their confidence, the four verdicts and the
     three comparisons are on the Methods page, and the coverage it quotes is the exact one."""
     from scipy.stats import binom
 
-    from anchorkit import verdicts
+    from anchorkit.measures import verdicts
 
     text = _flat(METHODS.read_text())
     assert f"{verdicts.CONFIDENCE:.0%} interval" in text

@@ -5,9 +5,10 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit import directions, mirror
-from anchorkit.task import SYNTAX, token_id
-from anchorkit.train import initial_state
+from anchorkit import mirror
+from anchorkit.measures import directions
+from anchorkit.core.task import SYNTAX, token_id
+from anchorkit.core.train import initial_state
 from tests.conftest import small
 
 

@@ -2,10 +2,10 @@ import pytest
 import torch
 
 from anchorkit import ModelConfig, TaskConfig
-from anchorkit.model import (HOOK_POINTS, RESIDUAL_AXES, Transformer, block_name, every_slice,
-                             haar_rotation, hook_names, per_block, residual_axis, slice_name,
-                             slice_states)
-from anchorkit.task import epoch_batches, probe_set
+from anchorkit.core.model import (HOOK_POINTS, RESIDUAL_AXES, Transformer, block_name, every_slice,
+                                  haar_rotation, hook_names, per_block, residual_axis, slice_name,
+                                  slice_states)
+from anchorkit.core.task import epoch_batches, probe_set
 
 TASK = TaskConfig()
 

@@ -56,10 +56,10 @@ def test_source_notebooks_are_stored_clean_with_a_parameters_cell():
 
 @pytest.mark.notebook
 def test_essay_notebook_measures_every_head_of_every_stored_run(tmp_path):
-    from anchorkit.store import RunStore
+    from anchorkit.core.store import RunStore
     from anchorkit.profiles import QUICK
     from anchorkit.studies import run_config
-    from anchorkit.train import train
+    from anchorkit.core.train import train
 
     store = tmp_path / "store"
     runs = [run_config(712, r, "adam", QUICK, epochs=1) for r in ("control", "falloff")]

@@ -3,9 +3,9 @@ import torch
 import torch.nn.functional as F
 
 from anchorkit import ModelConfig, TaskConfig
-from anchorkit.model import Transformer, haar_rotation, residual_axis
-from anchorkit.optim import BasisAdam
-from anchorkit.task import epoch_batches, positions
+from anchorkit.core.model import Transformer, haar_rotation, residual_axis
+from anchorkit.core.optim import BasisAdam
+from anchorkit.core.task import epoch_batches, positions
 from tests.test_model import rotate_state
 
 TASK = TaskConfig()

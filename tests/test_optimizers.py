@@ -4,12 +4,12 @@ registry entry."""
 import pytest
 import torch
 
-from anchorkit import optimizers
-from anchorkit.config import ParameterError
-from anchorkit.edit import coordinate_axes, measured_bases, own_basis, rotated_axes, seed_rotation
-from anchorkit.optim import UPDATES, BasisAdam
-from anchorkit.optimizers import AXES, ROTATED_AXES, Optimizer
-from anchorkit.train import rotation, train
+from anchorkit.core import optimizers
+from anchorkit.core.config import ParameterError
+from anchorkit.core.edit import coordinate_axes, measured_bases, own_basis, rotated_axes, seed_rotation
+from anchorkit.core.optim import UPDATES, BasisAdam
+from anchorkit.core.optimizers import AXES, ROTATED_AXES, Optimizer
+from anchorkit.core.train import rotation, train
 from tests.conftest import small
 from tests.test_train import assert_same_weights
 

@@ -1,5 +1,5 @@
 """The committed record's guard holds for every path a user can type (issue 48): ``..``, links and
-folded case resolve to the folder they mean (anchorkit.paths), and the writers, the store and the
+folded case resolve to the folder they mean (anchorkit.core.paths), and the writers, the store and the
 re-run command refuse the committed reports/ and the repository's tracked tree in one line."""
 
 import json
@@ -9,12 +9,12 @@ import sys
 
 import pytest
 
-from anchorkit import paths
-from anchorkit.config import ParameterError
-from anchorkit.paths import REPO, REPORTS
+from anchorkit.core import paths
+from anchorkit.core.config import ParameterError
+from anchorkit.core.paths import REPO, REPORTS
 from anchorkit.provenance import committed
-from anchorkit.store import RunStore, StoreError, read_verified, remedy
-from anchorkit.train import train
+from anchorkit.core.store import RunStore, StoreError, read_verified, remedy
+from anchorkit.core.train import train
 from tests.conftest import SMALL_TRAIN
 
 

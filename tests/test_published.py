@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anchorkit.store import PUBLISHED, RunStore
+from anchorkit.core.store import PUBLISHED, RunStore
 from anchorkit.pairs import measure_pair
 from anchorkit.studies import PAPER_SEEDS, STUDIES, study_pairs, study_runs
-from anchorkit.task import OPS
+from anchorkit.core.task import OPS
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 # the studies whose paper-scale tables are committed (the report's must be)

@@ -73,8 +73,9 @@ def test_the_answers_are_the_margins_own():
 
 
 def test_the_committed_predictions_are_the_code_s_and_name_the_interval_it_uses():
-    from anchorkit import criteria, regimes
-    from anchorkit.verdicts import median_interval
+    from anchorkit import regimes
+    from anchorkit.measures import criteria
+    from anchorkit.measures.verdicts import median_interval
     text = q.predictions(regimes.RECALIBRATED_SEEDS, regimes.RECALIBRATED.title,
                          regimes.RECALIBRATED.recipes["falloff"], regimes.SECOND_EPOCHS,
                          criteria.KEPT, criteria.REMOVAL_MIN)

@@ -7,16 +7,17 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit import ModelConfig, TaskConfig, criteria
+from anchorkit import ModelConfig, TaskConfig
+from anchorkit.measures import criteria
 from anchorkit.diagnosis import LOW_RANK, RANKS
-from anchorkit.edit import e1, project_out, project_out_subspace, random_directions
-from anchorkit.measure import edited_predictions, subspace_predictions
-from anchorkit.model import Transformer
+from anchorkit.core.edit import e1, project_out, project_out_subspace, random_directions
+from anchorkit.measures.measure import edited_predictions, subspace_predictions
+from anchorkit.core.model import Transformer
 from anchorkit.rank import (DIFFUSE, LOW_RANK_VERDICT, NEITHER, balanced_accuracy,
                             e1_spill_cap, effective_rank, effective_rank_at, erasure_directions, fitted_at,
                             nested, orthonormal_next, probe_fit, pulled_states, random_subspaces, rank_verdict, rank_verdicts, ranks_table,
                             read_direction, readable)
-from anchorkit.task import DIFFERENCE, positions, probe_set
+from anchorkit.core.task import DIFFERENCE, positions, probe_set
 
 TASK = TaskConfig(probe_per_op=16)
 

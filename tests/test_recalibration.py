@@ -1,16 +1,17 @@
 """The second regime's recalibration: the candidates as recipes, and the rule on constructed cases
-(anchorkit.candidates, anchorkit.recalibration, recipes.routed_loss)."""
+(anchorkit.core.candidates, anchorkit.recalibration, recipes.routed_loss)."""
 
 import pandas as pd
 import pytest
 import torch
 
-from anchorkit import candidates, criteria
+from anchorkit.core import candidates
+from anchorkit.measures import criteria
 from anchorkit import recalibration as rc
-from anchorkit.config import RunConfig
-from anchorkit.recipes import anchor_loss, anchor_masks, recipe, routed_loss
-from anchorkit.task import DIFFERENCE, OPS, positions
-from anchorkit.config import TaskConfig
+from anchorkit.core.config import RunConfig
+from anchorkit.core.recipes import anchor_loss, anchor_masks, recipe, routed_loss
+from anchorkit.core.task import DIFFERENCE, OPS, positions
+from anchorkit.core.config import TaskConfig
 
 
 def good(seed, name, optimizer="adam", **bad):
@@ -146,7 +147,7 @@ def test_routed_loss_penalises_difference_surviving_and_the_others_lost():
 
 
 def test_the_command_trains_the_next_candidates_in_order_then_the_chosen_one_rotated(tmp_path):
-    from anchorkit.store import RunStore
+    from anchorkit.core.store import RunStore
     from scripts.recalibrate import grid, next_runs, write
 
     store = RunStore(tmp_path / "store")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from anchorkit import regimes, scout
-from anchorkit.config import ParameterError
+from anchorkit.core.config import ParameterError
 from anchorkit.studies import study_runs
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,11 +8,11 @@ import pytest
 
 from anchorkit import ledger, protocol, regimes, studies
 from anchorkit.pages import report_page
-from anchorkit.config import ParameterError
+from anchorkit.core.config import ParameterError
 from anchorkit.profiles import PAPER, PROFILES, QUICK, profile
 from anchorkit.provenance import read_provenance, read_tables
 from anchorkit.regimes import RECALIBRATED, REPORT, SECOND, WEAK, Regime, regime
-from anchorkit.store import RunStore
+from anchorkit.core.store import RunStore
 from anchorkit.studies import STUDIES, Study, study
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -172,7 +172,7 @@ def test_every_committed_study_follows_from_its_registry_entry(r, tmp_path):
 def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monkeypatch):
     """From the notebook's ``seeds`` to the runs trained: checked once, at the entry point; the
     study, profile and regime are looked up once and passed down as values."""
-    import anchorkit.config as config
+    import anchorkit.core.config as config
     from anchorkit.pages import page
 
     calls = {"seeds": 0, "study": 0}

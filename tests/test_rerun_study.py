@@ -1,5 +1,5 @@
 """Re-running a study with other seeds (``scripts/rerun_study.py``): parameters checked before any
-work, the plan and its estimate, progress in epochs, directions and pairs (``anchorkit.progress``)
+work, the plan and its estimate, progress in epochs, directions and pairs (``anchorkit.core.progress``)
 wherever the tasks run, and a standalone page that draws its charts offline."""
 
 import io
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from anchorkit import progress
+from anchorkit.core import progress
 from anchorkit.executor import execute, train_task, training_graph
 
 from conftest import small
@@ -121,10 +121,10 @@ def test_a_resumed_ensemble_counts_only_the_epochs_it_trains(store):
 
 
 def test_a_sweep_task_reports_each_direction_and_answers_as_one_sweep(store):
-    from anchorkit.answers import sweep_answers
+    from anchorkit.measures.answers import sweep_answers
     from anchorkit.pairs import SWEEP_CHUNK
     from anchorkit.pipeline import sweep_task
-    from anchorkit.train import train
+    from anchorkit.core.train import train
 
     cfg = small()
     train([cfg], store, progress=False)

@@ -3,7 +3,7 @@ weights, which change re-reads weights (no training) and which trains."""
 
 import pytest
 
-from anchorkit.config import ParameterError
+from anchorkit.core.config import ParameterError
 from anchorkit.pages.rerun import doses_text, published_runs, rerun_figures, weights_phrase
 from anchorkit.regimes import REPORT, WEAK
 from anchorkit.studies import STUDIES

@@ -8,7 +8,7 @@ from anchorkit import scout
 from anchorkit.pages import scout_findings
 from anchorkit.profiles import QUICK
 from anchorkit.regimes import WEAK, regime
-from anchorkit.task import OPS
+from anchorkit.core.task import OPS
 
 
 def control(seed, optimizer, **kw):
@@ -127,19 +127,20 @@ def test_regimes_are_configuration_and_the_scout_stays_off_the_paper_seeds():
 @pytest.mark.retrain
 @pytest.mark.slow
 def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
-    from anchorkit.edit import projection_edit
-    from anchorkit.measure import direction_cost, drop, energy_shares, last_slice_states, op_scores
-    from anchorkit.store import RunStore
+    from anchorkit.core.edit import projection_edit
+    from anchorkit.core.scores import last_slice_states, op_scores
+    from anchorkit.measures.measure import direction_cost, drop, energy_shares
+    from anchorkit.core.store import RunStore
     from anchorkit.provenance import read_tables
-    from anchorkit.task import probe_set
-    from anchorkit.train import load_model
+    from anchorkit.core.task import probe_set
+    from anchorkit.core.train import load_model
 
     store = RunStore(tmp_path / "store", published=None)
     lenient = {"FUNCTIONAL_COST": 0.0, "FUNCTIONAL_RATIO": 0.0, "REPORT_SHARE": 0.0,
                "REPORT_TOKENS": 0, "SCORE_MIN": 0.0}  # so that the rule reaches the falloff turn
     for name, value in lenient.items():
-        monkeypatch.setattr(scout, name, value)
-    monkeypatch.setattr(scout, "ANCHOR", {"alignment_high": -1.0, "removal": -10.0, "spill": 10.0})
+        monkeypatch.setattr(scout.rule, name, value)  # where the rule reads them
+    monkeypatch.setattr(scout.rule, "ANCHOR", {"alignment_high": -1.0, "removal": -10.0, "spill": 10.0})
     tables = scout.run_scout(["weak-basis", "no-positions-no-biases"], [1], (2, 3),
                              profile="quick", reports_dir=tmp_path / "reports", store=store,
                              progress=False)
@@ -174,7 +175,7 @@ def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
     def no_forward(*a, **k):
         raise AssertionError("an edited forward ran although its answers were cached")
 
-    monkeypatch.setattr(scout, "edited_predictions", no_forward)  # where the scout looks it up
+    monkeypatch.setattr(scout.measuring, "edited_predictions", no_forward)  # where the scout looks it up
     again, _ = scout.premise(cfg, store.load_snapshot(cfg, 2), store=store, epochs=2)
     assert again["top_cost"] == row["top_cost"] and again["median_other_cost"] == row["median_other_cost"]
     with pytest.raises(AssertionError, match="cached"):

@@ -10,7 +10,7 @@ from anchorkit import essay, ledger
 from anchorkit.pages import screens
 from anchorkit.provenance import read_tables
 from anchorkit.regimes import SECOND, WEAK
-from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from anchorkit.measures.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 130  # "at most about 120"

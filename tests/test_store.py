@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit.store import RunStore, StoreError, atomic_write, write_json, write_table
-from anchorkit.train import train
+from anchorkit.core.store import RunStore, StoreError, atomic_write, write_json, write_table
+from anchorkit.core.train import train
 from tests.conftest import small
 
 
@@ -63,7 +63,7 @@ def test_store_root_follows_the_environment(monkeypatch, tmp_path):
 
 
 def test_a_published_run_loads_without_retraining_and_with_its_initial_weights(tmp_path):
-    from anchorkit.train import initial_state
+    from anchorkit.core.train import initial_state
 
     cfg = small(seed=4, epochs=2)
     run = train([cfg], RunStore(tmp_path / "a"), progress=False)[0]
@@ -83,7 +83,7 @@ def test_a_published_run_loads_without_retraining_and_with_its_initial_weights(t
 
 
 def test_cached_answers_round_trip_and_a_broken_one_is_named(store):
-    from anchorkit.store import StoreError
+    from anchorkit.core.store import StoreError
 
     answers = {"clean": torch.arange(12, dtype=torch.uint8), "e1": torch.ones(4, 12, dtype=torch.uint8)}
     assert store.load_answers("k") is None

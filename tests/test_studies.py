@@ -5,12 +5,12 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit.config import ParameterError
+from anchorkit.core.config import ParameterError
 from anchorkit.studies import STUDIES, study_pairs, study_runs
 from anchorkit.studies.reference_baseline import spikes_tables
 from anchorkit.studies.rotated_basis import rotated_tables
 from anchorkit.pairs import measure_pair
-from anchorkit.train import train
+from anchorkit.core.train import train
 
 
 def test_studies_name_their_runs_and_share_twins_by_hash():
@@ -68,14 +68,14 @@ def test_measure_pair_tables_hold_together(quick_pair):
 @pytest.mark.retrain
 def test_cached_answers_give_the_tables_of_a_fresh_measurement(quick_pair, tmp_path):
     """The tables derived from the store's cached answers are those measured directly."""
-    from anchorkit.answers import PARTS, cached_answers
-    from anchorkit.store import RunStore
+    from anchorkit.measures.answers import PARTS, cached_answers
+    from anchorkit.core.store import RunStore
 
     pair, a, c = quick_pair
     store = RunStore(tmp_path)
     answers = tuple(cached_answers(cfg, st, PARTS, store, chunk=16)
                     for cfg, st in ((pair.anchored, a), (pair.control, c)))
-    import anchorkit.answers as answers_mod
+    import anchorkit.measures.answers as answers_mod
 
     real, answers_mod.predict = answers_mod.predict, None  # read back: no forward may run
     try:
@@ -130,10 +130,10 @@ def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
 
 @pytest.mark.retrain
 def test_a_study_computes_each_runs_answers_once(tmp_path, monkeypatch):
-    import anchorkit.answers as answers_mod
+    import anchorkit.measures.answers as answers_mod
     import anchorkit.protocol as protocol
     import anchorkit.studies as studies
-    from anchorkit.store import RunStore
+    from anchorkit.core.store import RunStore
 
     store = RunStore(tmp_path / "store")
     calls = []
@@ -156,12 +156,12 @@ def test_a_study_computes_each_runs_answers_once(tmp_path, monkeypatch):
 def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_path, monkeypatch):
     """A definition-only change (here: removal doubled) leaves the cached answers valid: the
     study re-derives its tables with the new definition and runs no edited forward."""
-    import anchorkit.measure as measure
+    import anchorkit.measures.measure as measure
     import anchorkit.pairs as pairs
-    import anchorkit.answers as answers_mod
+    import anchorkit.measures.answers as answers_mod
     import anchorkit.protocol as protocol
     import anchorkit.studies as studies
-    from anchorkit.store import RunStore
+    from anchorkit.core.store import RunStore
 
     store = RunStore(tmp_path / "store")
     monkeypatch.setattr(studies, "STUDIES", {n: replace(s, sweep=True) for n, s in STUDIES.items()})
@@ -183,7 +183,7 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
 def test_reuse_reads_tables_written_for_the_same_runs_and_only_those(tmp_path, monkeypatch):
     import anchorkit.executor as executor
     import anchorkit.protocol as protocol
-    from anchorkit.store import RunStore
+    from anchorkit.core.store import RunStore
 
     kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
               store=RunStore(tmp_path / "store"), progress=False)
@@ -205,7 +205,7 @@ def test_tables_at_other_doses_are_read_back_only_at_those_doses(tmp_path, monke
     committed provenance keeps its bytes), and neither is reused for the other."""
     import anchorkit.protocol as protocol
     from anchorkit.provenance import read_provenance
-    from anchorkit.store import RunStore
+    from anchorkit.core.store import RunStore
 
     kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
               store=RunStore(tmp_path / "store"), progress=False, scheduler="in-process")

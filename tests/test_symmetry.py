@@ -6,12 +6,12 @@ import pytest
 import torch
 
 from anchorkit.diagnosis import MIRROR_STEPS, MIRROR_TOL
-from anchorkit.model import haar_rotation
+from anchorkit.core.model import haar_rotation
 from anchorkit.profiles import PAPER
 from anchorkit.regimes import REPORT
 from anchorkit.studies import run_config
 from anchorkit.symmetry import mirror_gap, rotate
-from anchorkit.train import initial_state
+from anchorkit.core.train import initial_state
 from tests.conftest import small
 
 

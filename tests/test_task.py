@@ -2,9 +2,9 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from anchorkit.config import TaskConfig
-from anchorkit.task import (OPS, apply_op, context_length, epoch_batches, positions, probe_set,
-                            token_id, vocab)
+from anchorkit.core.config import TaskConfig
+from anchorkit.core.task import (OPS, apply_op, context_length, epoch_batches, positions, probe_set,
+                                 token_id, vocab)
 
 TASK = TaskConfig()
 

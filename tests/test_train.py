@@ -2,9 +2,9 @@ import math
 import pytest
 import torch
 
-from anchorkit.store import RunStore
-from anchorkit.task import epoch_batches
-from anchorkit.train import data_seed, initial_state, train
+from anchorkit.core.store import RunStore
+from anchorkit.core.task import epoch_batches
+from anchorkit.core.train import data_seed, initial_state, train
 from tests import test_kernels
 from tests.conftest import small
 
@@ -86,8 +86,8 @@ def test_killed_and_resumed_run_matches_an_uninterrupted_one(tmp_path, optimizer
 
 
 def test_each_rotated_member_of_a_mixed_ensemble_gets_its_own_seeds_rotation(monkeypatch):
-    from anchorkit.model import haar_rotation
-    from anchorkit.optim import UPDATES, BasisAdam
+    from anchorkit.core.model import haar_rotation
+    from anchorkit.core.optim import UPDATES, BasisAdam
 
     given = []
     monkeypatch.setitem(UPDATES, "adam",
@@ -113,7 +113,7 @@ def test_trajectory_records_scores_and_alignment_by_slice():
 
 THREADS_CODE = """
 import torch, anchorkit
-from anchorkit.train import train
+from anchorkit.core.train import train
 from tests.conftest import small
 cfg = small(seed=8, recipe="split-anti", optimizer="rotated", epochs=2)
 torch.set_num_threads(1)
@@ -132,7 +132,7 @@ def weights_equal_across_thread_counts(**env) -> bool:
     import sys
     from pathlib import Path
 
-    from anchorkit import kernels
+    from anchorkit.core import kernels
 
     base = {k: v for k, v in os.environ.items() if k not in kernels.PINS}
     out = subprocess.run([sys.executable, "-c", THREADS_CODE], env={**base, **env},
@@ -160,7 +160,7 @@ def test_mkls_strict_mode_makes_the_weights_independent_of_the_thread_count():
 
 
 def test_snapshots_hold_the_weights_at_their_epochs(tmp_path, monkeypatch):
-    import anchorkit.train as training
+    import anchorkit.core.train as training
 
     monkeypatch.setattr(training, "SNAPSHOT_EPOCHS", (0, 2))
     cfg = small(seed=7, recipe="falloff", epochs=4)
@@ -188,7 +188,7 @@ def test_a_regime_without_positions_or_residual_biases_trains_under_both_optimiz
 
 def test_the_learning_rate_warms_up_then_decays_late_only_when_asked():
     from anchorkit import TrainConfig
-    from anchorkit.train import learning_rate
+    from anchorkit.core.train import learning_rate
 
     plain = TrainConfig(lr=1e-2, warmup_steps=10)
     # without a decay: the warm-up, then constant to the last step (every published run)
@@ -207,7 +207,7 @@ def test_a_run_shorter_than_its_checkpoint_interval_resumes_after_a_minute(tmp_p
     instant here; what is tested is that time alone triggers a checkpoint)."""
     import time
 
-    import anchorkit.train as training
+    import anchorkit.core.train as training
     from anchorkit import TrainConfig
 
     tcfg = TrainConfig(contexts_per_epoch=32, batch_size=32, warmup_steps=2, trajectory_every=10,

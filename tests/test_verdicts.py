@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from anchorkit import verdicts as v
+from anchorkit.measures import verdicts as v
 
 INF = math.inf
 R, N, U, NC = v.REPRODUCED, v.NOT_REPRODUCED, v.UNDECIDED, v.NOT_COMPARABLE

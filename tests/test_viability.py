@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from anchorkit import regimes, viability as v
-from anchorkit.task import OPS
+from anchorkit.core.task import OPS
 
 
 def anchor(seed, optimizer, raw=0.8, spill=0.0, score=0.97, length=1600):
@@ -78,7 +78,7 @@ def test_the_rule_text_states_the_fixed_values():
 @pytest.mark.slow
 def test_the_check_runs_end_to_end_at_the_quick_profile(tmp_path):
     from anchorkit.provenance import read_tables
-    from anchorkit.store import RunStore
+    from anchorkit.core.store import RunStore
 
     tables = v.run_viability(tmp_path / "reports", RunStore(tmp_path / "store"),
                              scheduler="in-process", profile="quick", progress=False)

@@ -3,7 +3,7 @@
 Every claim carries the source's figure, a function that reads our tables (the ``reports/``
 folder of one regime) and returns our figure with a verdict, and the rule that verdict follows,
 written here before the tables are read. The rules compare intervals, never a fixed cut-off on an
-8-seed median (``anchorkit.verdicts`` states the three comparisons: a size's median interval
+8-seed median (``anchorkit.measures.verdicts`` states the three comparisons: a size's median interval
 against the region the claim allows, a count by Fisher's exact test against the source's count, a
 relation's Fisher-z interval against the source's r); their verdicts are reproduced, not
 reproduced, cannot be decided at this number of seeds, and not comparable. A claim of several
@@ -41,18 +41,18 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from anchorkit import criteria
+from anchorkit.measures import criteria
 from anchorkit.regimes import REPORT
 from anchorkit.formatting import number, summary
-from anchorkit.measure import OVER_REMOVAL_Z, chance_cos
+from anchorkit.measures.measure import OVER_REMOVAL_Z, chance_cos
 from anchorkit.provenance import has_tables, read_tables
-from anchorkit.task import SYNTAX
-from anchorkit.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
-                                VERDICTS, about_share, combine, count_verdict, every, most,
-                                none_of, relation_interval, relation_verdict, seeds_needed, size,
-                                count_seeds_needed,
-                                Region, margin_case)
-from anchorkit.optimizers import ROTATED_ADAM
+from anchorkit.core.task import SYNTAX
+from anchorkit.measures.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
+                                         VERDICTS, about_share, combine, count_verdict, every, most,
+                                         none_of, relation_interval, relation_verdict, seeds_needed, size,
+                                         count_seeds_needed,
+                                         Region, margin_case)
+from anchorkit.core.optimizers import ROTATED_ADAM
 from anchorkit.ledger.base import *  # noqa: F401,F403 (every name is read as ledger.<name>)
 from anchorkit.ledger.base import SOURCE, Count, Missing, Tables, _missing
 from anchorkit.ledger.premise import *  # noqa: F401,F403

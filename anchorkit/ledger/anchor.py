@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from anchorkit.formatting import number, summary
-from anchorkit.verdicts import (INF, NOT_COMPARABLE, about_share, every, none_of, relation_interval,
-                                relation_verdict)
-from anchorkit.optimizers import ROTATED_ADAM
+from anchorkit.measures.verdicts import (INF, NOT_COMPARABLE, about_share, every, none_of, relation_interval,
+                                         relation_verdict)
+from anchorkit.core.optimizers import ROTATED_ADAM
 from anchorkit.ledger.base import (Figure, KEPT_LINE, Part, RESOLUTION, SOURCE, Tables, _results,
                                    counted, judged, removal_se, sized)
 

@@ -12,13 +12,13 @@ from typing import Callable
 
 import pandas as pd
 
-from anchorkit import criteria
+from anchorkit.measures import criteria
 from anchorkit.formatting import number
-from anchorkit.measure import OVER_REMOVAL_Z, chance_cos
+from anchorkit.measures.measure import OVER_REMOVAL_Z, chance_cos
 from anchorkit.provenance import has_tables, read_tables
-from anchorkit.verdicts import (NOT_COMPARABLE, UNDECIDED, combine, count_verdict, seeds_needed,
-                                size, count_seeds_needed, Region,
-                                margin_case)
+from anchorkit.measures.verdicts import (NOT_COMPARABLE, UNDECIDED, combine, count_verdict, seeds_needed,
+                                         size, count_seeds_needed, Region,
+                                         margin_case)
 
 
 SHARE_TOL = 0.05  # energy shares, |cos|, alignment

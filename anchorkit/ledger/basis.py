@@ -7,10 +7,10 @@ from __future__ import annotations
 import pandas as pd
 
 from anchorkit.formatting import summary
-from anchorkit.task import SYNTAX
-from anchorkit.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
-                                about_share, every, most)
-from anchorkit.optimizers import ROTATED_ADAM
+from anchorkit.core.task import SYNTAX
+from anchorkit.measures.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
+                                         about_share, every, most)
+from anchorkit.core.optimizers import ROTATED_ADAM
 from anchorkit.ledger.base import (Count, KURTOSIS_TOL, Part, RESOLUTION, SOURCE, Tables, _chance,
                                    _results, counted, judged, sized)
 from anchorkit.ledger.premise import _costs, _no_structure, _per_run_cost, existence

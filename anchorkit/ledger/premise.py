@@ -8,8 +8,8 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from anchorkit.formatting import number
-from anchorkit.task import SYNTAX
-from anchorkit.verdicts import INF, NOT_COMPARABLE, NOT_REPRODUCED
+from anchorkit.core.task import SYNTAX
+from anchorkit.measures.verdicts import INF, NOT_COMPARABLE, NOT_REPRODUCED
 from anchorkit.ledger.base import (Part, RESOLUTION, SHARE_TOL, SOURCE, Tables, _chance, _paired,
                                    _results, judged, sized)
 

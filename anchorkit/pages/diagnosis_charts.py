@@ -7,7 +7,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from anchorkit import criteria, diagnosis
+from anchorkit import diagnosis
+from anchorkit.measures import criteria
 from anchorkit.pages.diagnosis_page import ARMS, FITTED, TARGET_NAMES
 from anchorkit.pages.theme import LEGIBLE  # noqa: F401 (registers the book's chart theme)
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE

@@ -13,14 +13,14 @@ from __future__ import annotations
 import pandas as pd
 from scipy.stats import binomtest, wilcoxon
 
-from anchorkit import criteria
-from anchorkit.config import TaskConfig
+from anchorkit.measures import criteria
+from anchorkit.core.config import TaskConfig
 from anchorkit.formatting import and_list, count, count_moved, number, paired, summary
 from anchorkit.ledger import E2A_SOURCE, KEPT_LINE, removal_se, tally, verdict_list
 from anchorkit.recalibration import MET, criteria_row
-from anchorkit.stats import loss_rate
-from anchorkit.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
-from anchorkit.optimizers import PLAIN_ADAM, QUESTION, ROTATED_ADAM
+from anchorkit.measures.stats import loss_rate
+from anchorkit.measures.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from anchorkit.core.optimizers import PLAIN_ADAM, QUESTION, ROTATED_ADAM
 
 ARMS = {o.name: o.label for o in reversed(QUESTION)}  # rotated first, as the tables list them
 SAME = 0.05  # two medians within this read as the same (alignment, net removal), stated on the page
@@ -323,7 +323,7 @@ def ledger_top(claims_by_regime: dict[str, pd.DataFrame]) -> str:
 
 
 def criteria_table(results: pd.DataFrame, alignment: pd.DataFrame, dose: pd.DataFrame) -> pd.DataFrame:
-    """Each falloff run beside the calibration's criteria (``anchorkit.criteria``; the Methods
+    """Each falloff run beside the calibration's criteria (``anchorkit.measures.criteria``; the Methods
     page, *Training*): the figure each criterion reads and whether the run meets it, and whether
     it meets all of them. In the weak-basis regime the criteria were calibrated; elsewhere they
     are shown, not applied as a gate. One row per run, rotated arm first."""

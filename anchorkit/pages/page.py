@@ -19,17 +19,17 @@ from IPython import get_ipython
 from IPython.display import Markdown, display
 
 from anchorkit import profiles, scout, studies
-from anchorkit.config import (ParameterError, check_choice, check_device, check_doses, check_flag,
-                              check_int, check_lengths, check_seeds)
-from anchorkit.edit import DOSES
+from anchorkit.core.config import (ParameterError, check_choice, check_device, check_doses, check_flag,
+                                   check_int, check_lengths, check_seeds)
+from anchorkit.core.edit import DOSES
 from anchorkit.executor import check_scheduler
 from anchorkit.formatting import cpu_name, glued, seed_text
-from anchorkit.paths import check_outside_tracked, in_repository, resolved, same
+from anchorkit.core.paths import check_outside_tracked, in_repository, resolved, same
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.pages.rerun import rerun_figures
 from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
 from anchorkit.regimes import REPORT, WEAK, Regime
-from anchorkit.store import REPO, RunStore, StoreError
+from anchorkit.core.store import REPO, RunStore, StoreError
 from anchorkit.protocol import (ESSAY, compute_study, essay_runs, run_geometry, shown_regimes,
                                 written_regimes)
 from anchorkit.studies import PAPER_SEEDS, Study

@@ -13,16 +13,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import criteria, directions, mirror, scout, viability
+from anchorkit import mirror, scout, viability
+from anchorkit.measures import criteria, directions
 from anchorkit.pages import asked, findings, scout_findings, screens
 from anchorkit.pages.diagnosis_page import selection
 from anchorkit.pages.supporting import measured_before_bounded_removal, screen_scope as scope
-from anchorkit.task import SYNTAX
+from anchorkit.core.task import SYNTAX
 from anchorkit.pages.page import REPORTS, compute_command, regime_list, report_regimes
 from anchorkit.provenance import has_tables, read_tables
 from anchorkit.regimes import WEAK, Regime
 from anchorkit.formatting import by_seed, captioned, count_moved
-from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
+from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 def not_yet(regime: Regime) -> str:
     """What a page says of a regime on the report whose tables are not computed yet."""

@@ -6,8 +6,8 @@ the published weights, glued into the page's *Re-running this page*.
 
 from __future__ import annotations
 
-from anchorkit.edit import DOSES
-from anchorkit.paths import PUBLISHED
+from anchorkit.core.edit import DOSES
+from anchorkit.core.paths import PUBLISHED
 from anchorkit.profiles import PAPER
 from anchorkit.studies import Study
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from anchorkit.config import WIDTH
+from anchorkit.core.config import WIDTH
 from anchorkit.formatting import and_list, captioned
 from anchorkit.scout import (FUNCTIONAL_COST, REPORT_TOKENS, ROTATED_AXES_MAX, ROTATED_KURTOSIS_MAX,
                              ROTATED_RATIO, ROTATED_SHARE, SCORE_MIN, cost_first, functional,
                              reversed_basis)
-from anchorkit.task import SYNTAX
-from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
+from anchorkit.core.task import SYNTAX
+from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 
 def decision_text(decision: pd.Series, regimes: pd.DataFrame) -> str:

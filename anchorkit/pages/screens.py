@@ -23,9 +23,9 @@ from anchorkit.pages.findings import criteria_table
 from anchorkit.formatting import number
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, tally
 from anchorkit.regimes import Regime
-from anchorkit.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
-                                median_interval)
-from anchorkit.optimizers import PLAIN_ADAM, ROTATED_ADAM
+from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
+                                         median_interval)
+from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 WORDS = 120
 CLAIM_ID = re.compile(r"\b(?:P[0-4]|E[1-3][a-h]′?|L1|S1)(?![\w])")

@@ -22,7 +22,7 @@ import nbformat
 import yaml
 from markdown_it import MarkdownIt
 
-from anchorkit.store import REPO
+from anchorkit.core.store import REPO
 
 CSS = REPO / "book" / "_static" / "anchorkit.css"
 VEGALITE = re.compile(r"application/vnd\.vegalite\.v\d+\+json")

@@ -5,7 +5,7 @@ One function per page and table, so that a page notebook is prose, one call per 
 figure, and its glue: the control (``control_*``), split-anti against falloff (``split_*``), the
 reference baseline (``reference_*``), the loss-rate screen (``screen_*``, and the report's scope
 sentence drawn from it) and the reproducibility page (``provenance_table``, the re-runs'
-``rerun_summaries``). Nothing here knows a result; the thresholds come from ``anchorkit.criteria``.
+``rerun_summaries``). Nothing here knows a result; the thresholds come from ``anchorkit.measures.criteria``.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from pathlib import Path
 import pandas as pd
 
 from anchorkit.regimes import regime as regime_of
-from anchorkit import criteria
+from anchorkit.measures import criteria
 from anchorkit.formatting import (by_seed, captioned, count, count_moved, cpu_name, number, paired,
                                   seed_text, summary)
 from anchorkit.pages.page import compute_command, regime_list
 from anchorkit.provenance import check_manifest, read_study
-from anchorkit.stats import pearson
-from anchorkit.task import OPS
+from anchorkit.measures.stats import pearson
+from anchorkit.core.task import OPS
 
 # ------------------------------------------------------------------------------ control
 CONTROL_HEADERS = {

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from anchorkit.config import RunConfig, check_choice, check_seeds
+from anchorkit.core.config import RunConfig, check_choice, check_seeds
 from anchorkit.pairs import Pair
 from anchorkit.profiles import profile as resolve_profile
 from anchorkit.regimes import WEAK, regime as resolve_regime

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from anchorkit.config import TaskConfig
-from anchorkit.task import positions
+from anchorkit.core.config import TaskConfig
+from anchorkit.core.task import positions
 
 def context_svg(task=None) -> str:
     """The layout of a context as an SVG drawing, one box per position (from ``task.positions``,

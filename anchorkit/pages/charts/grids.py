@@ -10,7 +10,7 @@ import pandas as pd
 
 from anchorkit import essay
 from anchorkit.pages.charts.base import _require
-from anchorkit.verdicts import VERDICTS
+from anchorkit.measures.verdicts import VERDICTS
 
 LEVEL_COLOURS = {"none": "#e6e6e6", "functional": "#9ecae1", "clear": "#4292c6",
                  "report-strength": "#08306b"}

@@ -6,11 +6,11 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from anchorkit import criteria
-from anchorkit.config import WIDTH
+from anchorkit.measures import criteria
+from anchorkit.core.config import WIDTH
 from anchorkit.pages.charts.base import (BASIS_NAMES, GROUP_COLORS, GROUPS, ROLE_NAMES, _grouped, _require,
                                          _runs_and_median)
-from anchorkit.recipes import recipe
+from anchorkit.core.recipes import recipe
 
 
 def recipe_weights(name: str = "falloff", n_slices: int = 5) -> pd.DataFrame:

@@ -12,7 +12,7 @@ from anchorkit.formatting import and_list, summary
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE
 from anchorkit.provenance import has_tables
 from anchorkit.rank import beyond_input
-from anchorkit.optimizers import ROTATED_ADAM
+from anchorkit.core.optimizers import ROTATED_ADAM
 from anchorkit.pages.diagnosis_page.tables import (dissociation, load, pending, pooled, read_beyond_input,
                                                    rescued_by_rank)
 from anchorkit.pages.diagnosis_page.words import mirror_holds, overlap_weak_count

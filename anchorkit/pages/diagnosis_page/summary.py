@@ -10,7 +10,7 @@ from anchorkit.pages.findings import ARMS
 from anchorkit.formatting import captioned, summary
 from anchorkit.regimes import SECOND_EPOCHS
 from anchorkit.studies import PAPER_SEEDS
-from anchorkit.optimizers import ROTATED_ADAM
+from anchorkit.core.optimizers import ROTATED_ADAM
 from anchorkit.pages.diagnosis_page.tables import FAMILY, FITTED, SOURCE_R, read_beyond_input
 from anchorkit.pages.diagnosis_page.words import families_verdict, source_r_verdicts
 

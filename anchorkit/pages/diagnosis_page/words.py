@@ -9,8 +9,8 @@ import pandas as pd
 from anchorkit import diagnosis
 from anchorkit.pages.findings import ARMS
 from anchorkit.formatting import and_list, number, summary
-from anchorkit.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
-                                relation_interval, relation_verdict)
+from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
+                                         relation_interval, relation_verdict)
 from anchorkit.rank import DIFFUSE, LOW_RANK_VERDICT, NEITHER
 from anchorkit.pages.diagnosis_page.tables import FAMILY, FITTED, SOURCE_R, TARGET_NAMES, read_beyond_input
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit.stats import at_least, loss_rate
+from anchorkit.measures.stats import at_least, loss_rate
 from anchorkit.study import Study
 
 SCREEN_SEEDS = list(range(800, 840))  # the loss-rate screen's 40 seeds, disjoint from the paper's

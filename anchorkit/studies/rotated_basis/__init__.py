@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from anchorkit.study import Study
-from anchorkit.task import SYNTAX
+from anchorkit.core.task import SYNTAX
 
 
 def _beside(results: pd.DataFrame, columns: list[str]) -> pd.DataFrame:

@@ -8,7 +8,7 @@ cross-entropy
 - a **light anti**: α² at every other position of every context, with a weight per slice.
 
 Each term is a mean over its positions, summed over slices with the slice's weight. The
-recalibration's candidates (``anchorkit.candidates``) change these weights, make the query's '='
+recalibration's candidates (``anchorkit.core.candidates``) change these weights, make the query's '='
 an answer position too (``at_query``), or add the **routed** term (``routed_loss``).
 """
 
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import torch
 
-from anchorkit import candidates
-from anchorkit.config import RECIPES, check_choice
-from anchorkit.task import DIFFERENCE, Positions
+from anchorkit.core import candidates
+from anchorkit.core.config import RECIPES, check_choice
+from anchorkit.core.task import DIFFERENCE, Positions
 
 
 @dataclass(frozen=True)

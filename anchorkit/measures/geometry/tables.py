@@ -1,5 +1,5 @@
 """The essay's per-run tables: every head's and every layer's measures at each stage of a run
-(initial, snapshots, final) (``anchorkit.geometry``)."""
+(initial, snapshots, final) (``anchorkit.measures.geometry``)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from typing import Mapping, Sequence
 import pandas as pd
 import torch
 
-from anchorkit.geometry.alignment import TAU, gradient_alignment, gradient_classes
-from anchorkit.geometry.heads import (ANCHOR_FRACTION, SINK_THRESHOLD, WORKER_FRACTION, classify_heads,
-                                      find_sinks, head_activity, relative_change)
-from anchorkit.geometry.maps import (enrichment, functional_noncommutativity, head_heterogeneity,
-                                     head_maps, head_noncommutativity, mean_noncommutativity,
-                                     noncommutativity_cv, pairwise_noncommutativity)
-from anchorkit.task import Batch, probe_set, vocab
-from anchorkit.train import load_model
+from anchorkit.measures.geometry.alignment import TAU, gradient_alignment, gradient_classes
+from anchorkit.measures.geometry.heads import (ANCHOR_FRACTION, SINK_THRESHOLD, WORKER_FRACTION, classify_heads,
+                                               find_sinks, head_activity, relative_change)
+from anchorkit.measures.geometry.maps import (enrichment, functional_noncommutativity, head_heterogeneity,
+                                              head_maps, head_noncommutativity, mean_noncommutativity,
+                                              noncommutativity_cv, pairwise_noncommutativity)
+from anchorkit.core.task import Batch, probe_set, vocab
+from anchorkit.core.train import load_model
 
 
 # ---------------------------------------------------------------------------- tables

@@ -16,9 +16,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from anchorkit.config import ParameterError
+from anchorkit.core.config import ParameterError
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]  # anchorkit/core/paths.py
 REPORTS = REPO / "reports"  # the committed tables
 PUBLISHED = REPO / "published"  # the committed weights
 DIGEST = ".sha256"  # the suffix of the digest written beside every file of the store

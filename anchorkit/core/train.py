@@ -19,17 +19,17 @@ import torch
 import torch.nn.functional as F
 from tqdm.std import tqdm
 
-from anchorkit import kernels
-from anchorkit.config import ParameterError, RunConfig, check_device, derive_seed
-from anchorkit.measure import scores_and_alignment
-from anchorkit.model import Transformer, residual_axis, slice_states
-from anchorkit.optim import UPDATES, BasisAdam
-from anchorkit.optimizers import of
-from anchorkit.progress import label
-from anchorkit.edit import e1, projection_edit, seed_rotation
-from anchorkit.recipes import anchor_loss, recipe, routed_loss
-from anchorkit.store import RunStore
-from anchorkit.task import OPS, Batch, epoch_batches, positions, probe_set
+from anchorkit.core import kernels
+from anchorkit.core.config import ParameterError, RunConfig, check_device, derive_seed
+from anchorkit.core.scores import scores_and_alignment
+from anchorkit.core.model import Transformer, residual_axis, slice_states
+from anchorkit.core.optim import UPDATES, BasisAdam
+from anchorkit.core.optimizers import of
+from anchorkit.core.progress import label
+from anchorkit.core.edit import e1, projection_edit, seed_rotation
+from anchorkit.core.recipes import anchor_loss, recipe, routed_loss
+from anchorkit.core.store import RunStore
+from anchorkit.core.task import OPS, Batch, epoch_batches, positions, probe_set
 
 
 @dataclass

@@ -15,13 +15,13 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from anchorkit import optimizers
-from anchorkit.candidates import ORDER as _CANDIDATES
+from anchorkit.core import optimizers
+from anchorkit.core.candidates import ORDER as _CANDIDATES
 
 if TYPE_CHECKING:
     import torch
 
-# the recipes of record, then the second regime's recalibration candidates (anchorkit.candidates)
+# the recipes of record, then the second regime's recalibration candidates (anchorkit.core.candidates)
 RECIPES = ("control", "falloff", "split-anti") + _CANDIDATES
 NORMS = ("rms", "layer")
 INITS = ("gpt2", "scaled")

@@ -1,5 +1,5 @@
 """The heads' maps on the residual stream (W_OV, W_QK) and their algebra: non-commutativity,
-the Killing form and their spread over heads (``anchorkit.geometry``, its shapes and conventions)."""
+the Killing form and their spread over heads (``anchorkit.measures.geometry``, its shapes and conventions)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Mapping, Union
 import numpy as np
 import torch
 
-from anchorkit.config import ModelConfig, ParameterError
-from anchorkit.model import Transformer
+from anchorkit.core.config import ModelConfig, ParameterError
+from anchorkit.core.model import Transformer
 
 MAP_KINDS = ("ov", "qk")
 

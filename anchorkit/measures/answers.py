@@ -21,13 +21,14 @@ import hashlib
 
 import torch
 
-from anchorkit.config import RunConfig, check_choice
-from anchorkit.edit import DOSES, e1, measured_bases, random_directions
-from anchorkit.measure import edited_predictions, query_predictions
-from anchorkit.optimizers import AXES, KIND, ROTATED_AXES
-from anchorkit.store import RunStore
-from anchorkit.task import probe_set
-from anchorkit.train import load_model
+from anchorkit.core.config import RunConfig, check_choice
+from anchorkit.core.edit import DOSES, e1, measured_bases, random_directions
+from anchorkit.core.scores import query_predictions
+from anchorkit.measures.measure import edited_predictions
+from anchorkit.core.optimizers import AXES, KIND, ROTATED_AXES
+from anchorkit.core.store import RunStore
+from anchorkit.core.task import probe_set
+from anchorkit.core.train import load_model
 
 PARTS = ("base", "sweep")
 N_RANDOM = 16  # random directions in a sweep

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from anchorkit.config import TaskConfig, generator
+from anchorkit.core.config import TaskConfig, generator
 
 OPS = ("sum", "difference", "max", "min")
 DIFFERENCE = OPS.index("difference")

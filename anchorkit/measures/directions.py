@@ -26,11 +26,11 @@ from collections import Counter
 
 import pandas as pd
 
-from anchorkit.config import WIDTH, RunConfig
-from anchorkit.edit import own_basis
-from anchorkit.measure import chance_cos, syntax_vectors
-from anchorkit.task import SYNTAX
-from anchorkit.train import load_model
+from anchorkit.core.config import WIDTH, RunConfig
+from anchorkit.core.edit import own_basis
+from anchorkit.measures.measure import chance_cos, syntax_vectors
+from anchorkit.core.task import SYNTAX
+from anchorkit.core.train import load_model
 
 SYNTAX_CHANCE = chance_cos(WIDTH, 0.95)
 

@@ -1,5 +1,5 @@
 """Each head's attention sinks, value content and class (anchor or worker), and how much a map
-changed over training (``anchorkit.geometry``)."""
+changed over training (``anchorkit.measures.geometry``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from anchorkit.config import ParameterError
-from anchorkit.model import Transformer, per_block
-from anchorkit.task import Batch
+from anchorkit.core.config import ParameterError
+from anchorkit.core.model import Transformer, per_block
+from anchorkit.core.task import Batch
 
 SINK_THRESHOLD = 3.0  # sink-dominated: a candidate position receives ≥ this × its uniform share
 ANCHOR_FRACTION = 0.5  # anchor: sink-dominated, value content < this × the run's median head's

@@ -21,7 +21,7 @@ Two more places are read:
   run found there counts as finished, so a fresh clone measures the paper's runs without
   retraining. The store's own directory comes first.
 - ``<root>/answers/<key>.safetensors``: a run's cached query answers, clean and edited
-  (``anchorkit.answers``), keyed by its hash and the code that makes them, so that runs shared
+  (``anchorkit.measures.answers``), keyed by its hash and the code that makes them, so that runs shared
   between studies are swept once and a measure's definition can change without a sweep.
 """
 
@@ -42,9 +42,9 @@ import pyarrow as pa
 import torch
 from safetensors.torch import load, save_file
 
-from anchorkit.config import NewerConfigError, RunConfig
-from anchorkit.paths import (DIGEST, PUBLISHED, REPO, check_outside_tracked,  # noqa: F401
-                             remedy, resolved)
+from anchorkit.core.config import NewerConfigError, RunConfig
+from anchorkit.core.paths import (DIGEST, PUBLISHED, REPO, check_outside_tracked,  # noqa: F401
+                                  remedy, resolved)
 
 DEFAULT_ROOT = REPO / ".runs"
 PUBLISHED_FILES = ("config.json", "final.safetensors", "trajectory.parquet", "meta.json")
@@ -296,7 +296,7 @@ class RunStore:
 
     # ------------------------------------------------------------------ cached answers
     def load_answers(self, key: str) -> dict[str, torch.Tensor] | None:
-        """The answers cached under ``key`` (``anchorkit.answers``), or None when there are none."""
+        """The answers cached under ``key`` (``anchorkit.measures.answers``), or None when there are none."""
         f = self.root / "answers" / f"{key}.safetensors"
         if not f.exists():
             return None

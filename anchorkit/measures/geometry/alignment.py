@@ -1,5 +1,5 @@
 """Gradient alignment: per head, the cosine between the gradient of its layer's non-commutativity
-and the training loss's (``anchorkit.geometry``)."""
+and the training loss's (``anchorkit.measures.geometry``)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from anchorkit.config import ParameterError
-from anchorkit.geometry.maps import MAP_KINDS, head_maps, mean_noncommutativity, pairwise_noncommutativity
-from anchorkit.model import Transformer
-from anchorkit.task import Batch, positions
+from anchorkit.core.config import ParameterError
+from anchorkit.measures.geometry.maps import MAP_KINDS, head_maps, mean_noncommutativity, pairwise_noncommutativity
+from anchorkit.core.model import Transformer
+from anchorkit.core.task import Batch, positions
 
 TAU = 0.1  # gradient alignment: agreeing > τ, disagreeing < −τ, else neutral
 

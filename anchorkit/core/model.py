@@ -20,8 +20,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from anchorkit.config import ModelConfig, TaskConfig, generator
-from anchorkit.task import context_length, vocab_size
+from anchorkit.core.config import ModelConfig, TaskConfig, generator
+from anchorkit.core.task import context_length, vocab_size
 
 # For every parameter with a residual axis: that axis (in the per-run tensor, without the
 # leading run dimension). Rotated Adam rotates exactly these axes (book/methods.md, *The optimizers*).

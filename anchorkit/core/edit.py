@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import torch
 
-from anchorkit.config import check_dose, generator
-from anchorkit.model import Hook, every_slice, haar_rotation
-from anchorkit.optimizers import AXES, ROTATED_AXES, of
+from anchorkit.core.config import check_dose, generator
+from anchorkit.core.model import Hook, every_slice, haar_rotation
+from anchorkit.core.optimizers import AXES, ROTATED_AXES, of
 
 DOSES = (0.25, 0.5, 0.75, 1.0)
 RANDOM_DIRECTIONS_SEED = 2024

@@ -21,7 +21,7 @@ The package's modules, each one idea: ``maps`` (the heads' maps and their algebr
 and ``tables`` (the per-run head and layer tables); every name is read from here.
 """
 
-from anchorkit.geometry.maps import *  # noqa: F401,F403
-from anchorkit.geometry.heads import *  # noqa: F401,F403
-from anchorkit.geometry.alignment import *  # noqa: F401,F403
-from anchorkit.geometry.tables import *  # noqa: F401,F403
+from anchorkit.measures.geometry.maps import *  # noqa: F401,F403
+from anchorkit.measures.geometry.heads import *  # noqa: F401,F403
+from anchorkit.measures.geometry.alignment import *  # noqa: F401,F403
+from anchorkit.measures.geometry.tables import *  # noqa: F401,F403

@@ -1,4 +1,5 @@
-"""Measurements on the probe sets (book/methods.md, *Measurements*).
+"""Measurements on the probe sets (book/methods.md, *Measurements*), from the scores of
+``anchorkit.core.scores``.
 
 Every function takes an ensemble model (leading run dimension E) and returns one value per run.
 Scores are accuracies of the query answer (argmax over the number tokens) on an op's probe
@@ -12,64 +13,11 @@ from dataclasses import dataclass
 
 import torch
 
-from anchorkit import criteria
-from anchorkit.config import WIDTH, check_dose
-from anchorkit.edit import project_out, project_out_subspace
-from anchorkit.model import Hook, Transformer, every_slice, slice_states
-from anchorkit.recipes import alignment
-from anchorkit.task import DIFFERENCE, OPS, SYNTAX, Batch, apply_op, n_numbers, positions, token_id
-
-
-def _predictions_from_logits(model: Transformer, logits: torch.Tensor) -> torch.Tensor:
-    return logits[:, :, positions(model.task).query, : n_numbers(model.task)].argmax(-1)
-
-
-def _scores_from_logits(model: Transformer, logits: torch.Tensor, batch: Batch) -> torch.Tensor:
-    return scores_of_predictions(_predictions_from_logits(model, logits), batch)
-
-
-def _alignment_from_slices(model: Transformer, slices, batch: Batch):
-    alpha = alignment(torch.stack(slices))[..., positions(model.task).example_answers]  # S,E,B,k
-    is_diff = batch.ops == DIFFERENCE
-    return alpha[:, :, is_diff].mean((-1, -2)).T, alpha[:, :, ~is_diff].mean((-1, -2)).T
-
-
-@torch.inference_mode()
-def query_predictions(model: Transformer, batch: Batch, hooks: dict[str, Hook] | None = None
-                      ) -> torch.Tensor:
-    """The query answer of every context (E, B): argmax over the number tokens at the final '='."""
-    return _predictions_from_logits(model, model(batch.tokens, hooks=hooks))
-
-
-@torch.inference_mode()
-def op_scores(model: Transformer, batch: Batch, hooks: dict[str, Hook] | None = None
-              ) -> torch.Tensor:
-    """Score of every op (E, n_ops): accuracy of the query answer (argmax over the number
-    tokens at the final '=') on that op's contexts."""
-    return _scores_from_logits(model, model(batch.tokens, hooks=hooks), batch)
-
-
-@torch.inference_mode()
-def alignment_profile(model: Transformer, batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
-    """Mean α at the example answers by slice (E, S): in difference contexts, in other-op contexts."""
-    slices = slice_states(model.run_with_cache(batch.tokens, model.hook_names("resid"))[1])
-    return _alignment_from_slices(model, slices, batch)
-
-
-@torch.inference_mode()
-def scores_and_alignment(model: Transformer, batch: Batch):
-    """op_scores and alignment_profile from one forward (what a trajectory point records)."""
-    logits, cache = model.run_with_cache(batch.tokens, model.hook_names("resid"))
-    return ((_scores_from_logits(model, logits, batch),)
-            + _alignment_from_slices(model, slice_states(cache), batch))
-
-
-@torch.inference_mode()
-def last_slice_states(model: Transformer, batch: Batch) -> torch.Tensor:
-    """The residual states (E, N, D) at the last slice, every position of every context."""
-    slices = slice_states(model.run_with_cache(batch.tokens, model.hook_names("resid"))[1])
-    x = slices[-1]
-    return x.reshape(x.shape[0], -1, x.shape[-1])
+from anchorkit.measures import criteria
+from anchorkit.core.config import WIDTH, check_dose
+from anchorkit.core.edit import project_out, project_out_subspace
+from anchorkit.core.model import Transformer, every_slice
+from anchorkit.core.task import DIFFERENCE, OPS, SYNTAX, Batch, apply_op, n_numbers, positions, token_id
 
 
 def energy_shares(states: torch.Tensor, basis: torch.Tensor, where: torch.Tensor | None = None
@@ -188,12 +136,6 @@ def subspace_predictions(model: Transformer, batch: Batch, subspaces: torch.Tens
         logits = model(batch.tokens.repeat(c, 1), hooks=every_slice(project, model.n_slices))
         out.append(logits[0, :, q, : n_numbers(model.task)].argmax(-1).view(c, B))
     return torch.cat(out)
-
-
-def scores_of_predictions(predicted: torch.Tensor, batch: Batch) -> torch.Tensor:
-    """Per-op accuracy (…, n_ops) of query predictions (…, B)."""
-    correct = (predicted == batch.targets[:, -1]).float()
-    return torch.stack([correct[..., batch.ops == op].mean(-1) for op in range(len(OPS))], dim=-1)
 
 
 # ---------------------------------------------------------------------- removal and spill
@@ -354,41 +296,6 @@ def moved(spike_anchored: int, spike_control: int, anchored_has: bool, control_h
     if not (anchored_has and control_has):
         return None
     return int(spike_anchored) != int(spike_control)
-
-
-def probe_predictions(features: torch.Tensor, labels: torch.Tensor, steps: int = 200,
-                      l2: float = 1e-3) -> torch.Tensor:
-    """A logistic-regression probe for a binary label (features (N, D), labels (N,) bool), fitted
-    on the even rows (standardised by them; classes weighted to balance), and its predictions
-    (bool) on the odd rows."""
-    x = features.double()
-    x = (x - x[::2].mean(0)) / x[::2].std(0).clamp_min(1e-8)
-    y = labels.double()
-    w = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
-    b = torch.zeros((), dtype=torch.float64, requires_grad=True)
-    opt = torch.optim.LBFGS([w, b], max_iter=steps, line_search_fn="strong_wolfe")
-    train = slice(0, None, 2)
-    pos_weight = (1 - y[train]).sum() / y[train].sum().clamp_min(1)
-
-    def closure():
-        opt.zero_grad()
-        logits = x[train] @ w + b
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(
-            logits, y[train], pos_weight=pos_weight) + l2 * w.pow(2).sum()
-        loss.backward()
-        return loss
-
-    with torch.enable_grad():
-        opt.step(closure)
-    with torch.no_grad():
-        return (x[1::2] @ w + b) > 0
-
-
-def linear_probe_accuracy(features: torch.Tensor, labels: torch.Tensor, steps: int = 200,
-                          l2: float = 1e-3) -> float:
-    """Balanced accuracy of ``probe_predictions`` on the odd rows."""
-    pred, truth = probe_predictions(features, labels, steps, l2), labels[1::2]
-    return float(0.5 * ((pred[truth]).double().mean() + (~pred[~truth]).double().mean()))
 
 
 @dataclass
