@@ -18,7 +18,7 @@ from anchorkit.executor import execute
 from anchorkit.pipeline import study_graph
 from anchorkit.profiles import PAPER, Profile, profile as resolve_profile
 from anchorkit.provenance import read_tables, source_state, write_study, written_for
-from anchorkit.regimes import REPORT, WEAK, Regime, regime as resolve_regime
+from anchorkit.regimes import DEFAULT, REPORT, WEAK, Regime, regime as resolve_regime
 from anchorkit.core.store import RunStore
 from anchorkit.studies import STUDIES, Study, runs_of, study
 from anchorkit.core.train import train
@@ -27,7 +27,7 @@ from anchorkit.core.train import train
 # ---------------------------------------------------------------------- executing a study
 def run_study(name, seeds, profile="paper", epochs: int | None = None, reports_dir=None,
               store=None, device: str = "cpu", progress: bool = True, reuse: bool = False,
-              scheduler: str | None = None, regime=WEAK, publish: bool = False, doses=DOSES
+              scheduler: str | None = None, regime=DEFAULT, publish: bool = False, doses=DOSES
               ) -> dict[str, pd.DataFrame]:
     """Train (or load) a study's runs, measure every pair, and write its tables (an entry point:
     the study, seeds, profile, regime and doses are checked here, then ``compute_study``)."""
@@ -75,7 +75,7 @@ def compute_study(s: Study, seeds: list[int], profile: Profile, regime: Regime,
     out.update(s.derive(out))
     if where is not None:
         write_study(where, out, s.name, seeds, profile.name, runs, time.perf_counter() - t0,
-                    source, None if regime == WEAK else regime.name, publish=publish,
+                    source, None if regime == DEFAULT else regime.name, publish=publish,
                     extra=analysis(doses))
     return out
 
@@ -101,13 +101,13 @@ def shown_regimes(s: Study, seeds: list[int], profile: Profile = PAPER,
     ``reports_dir`` (the weak-basis one always, computing it if need be); else those named (a
     named regime without tables is computed; names are checked here)."""
     if regimes is None:
-        return [WEAK] + [r for r in REPORT[1:] if reports_dir is not None and written_for(
+        return [DEFAULT] + [r for r in REPORT[1:] if reports_dir is not None and written_for(
             r.reports(reports_dir) / s.name, s.name, s.seeds_in(seeds, r), profile.name,
             s.runs(seeds, profile, r, epochs))]
     if isinstance(regimes, (str, Regime)) or not list(regimes):
         raise ParameterError("regimes", regimes, "expected a list of regime names, or None")
     named = [resolve_regime(r) for r in regimes]
-    return [WEAK] + [r for r in dict.fromkeys(named) if r != WEAK]
+    return [DEFAULT] + [r for r in dict.fromkeys(named) if r != DEFAULT]
 
 
 # ---------------------------------------------------------------------- the essay's measurements

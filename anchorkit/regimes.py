@@ -147,13 +147,18 @@ REGIMES: dict[str, Regime] = {**SCREENED, RECALIBRATED.name: RECALIBRATED}
 
 # the regimes the report's study runs in, side by side on its pages
 REPORT = (WEAK, SECOND, RECALIBRATED)
+# the regime a study runs in when none is named (the report's first): what every module below the
+# entry points reads, never a regime by its own name
+DEFAULT = REPORT[0]
+# the regime the method's criteria were calibrated in (book/methods.md, *Training*)
+CALIBRATED = WEAK
 
 
 def regime(name) -> Regime:
-    """The regime of this name (a ``Regime`` is returned as it is, None is the weak-basis
-    regime); an unknown name is a ``ParameterError`` naming the parameter."""
+    """The regime of this name (a ``Regime`` is returned as it is, None is ``DEFAULT``, the
+    weak-basis regime); an unknown name is a ``ParameterError`` naming the parameter."""
     if isinstance(name, Regime):
         return name
     if name is None:
-        return WEAK
+        return DEFAULT
     return REGIMES[check_choice("regime", name, tuple(REGIMES))]

@@ -18,7 +18,7 @@ from typing import Callable
 from anchorkit.core.config import RunConfig
 from anchorkit.pairs import Pair
 from anchorkit.profiles import PAPER, Profile
-from anchorkit.regimes import REPORT, WEAK, Regime
+from anchorkit.regimes import DEFAULT, REPORT, Regime
 
 PAPER_SEEDS = list(range(704, 712))  # the seeds of the published runs
 
@@ -58,7 +58,7 @@ class Study:
             return list(regime.seeds)
         return list(seeds)
 
-    def pairs(self, seeds: list[int], profile: Profile = PAPER, regime: Regime = WEAK,
+    def pairs(self, seeds: list[int], profile: Profile = PAPER, regime: Regime = DEFAULT,
               epochs: int | None = None) -> list[Pair]:
         """The (anchored, control) pairs it measures, arm by arm, seed by seed (at
         ``seeds_in(seeds, regime)``)."""
@@ -67,7 +67,7 @@ class Study:
                      run_config(s, "control", optimizer, profile, regime, epochs))
                 for recipe, optimizer in self.arms for s in seeds]
 
-    def runs(self, seeds: list[int], profile: Profile = PAPER, regime: Regime = WEAK,
+    def runs(self, seeds: list[int], profile: Profile = PAPER, regime: Regime = DEFAULT,
              epochs: int | None = None) -> list[RunConfig]:
         """Every distinct run it reads, in a stable order."""
         return runs_of(self.pairs(seeds, profile, regime, epochs))
@@ -83,7 +83,7 @@ class Study:
 
 
 def run_config(seed: int, recipe: str, optimizer: str, profile: Profile = PAPER,
-               regime: Regime = WEAK, epochs: int | None = None) -> RunConfig:
+               regime: Regime = DEFAULT, epochs: int | None = None) -> RunConfig:
     """The run of a study at a profile, in a regime (the weak-basis regime's runs keep their
     published hashes): the profile's task, and its length and step where it sets them, else the
     regime's; ``epochs`` overrides both."""

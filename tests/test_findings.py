@@ -163,7 +163,7 @@ def test_each_calibration_criterion_can_fail_alone():
     """A falloff run that meets every criterion, then one that misses exactly one of them each:
     the table says which, and the count of runs meeting all follows."""
     from anchorkit.measures import criteria
-    from anchorkit.pages.findings import CRITERIA, criteria_table, criteria_text
+    from anchorkit.pages.criteria_met import CRITERIA, criteria_table, criteria_text
     from anchorkit.core.task import OPS
 
     def run(seed, score=0.99, deep=0.9, other=0.1, raw=0.9, spill=0.0):
@@ -229,20 +229,20 @@ def test_removal_is_compared_seed_by_seed_and_the_runs_near_the_line_are_named()
 
 def test_a_spill_that_misses_by_less_than_one_probe_context_is_said_to_be_at_the_resolution_limit():
     from anchorkit.measures import criteria
-    from anchorkit.pages import findings
+    from anchorkit.pages import criteria_met
     from anchorkit.recalibration import MET
 
     ok = {"lowest op": 0.99, "alignment, slices 3–4": 0.9, "|alignment|, other ops": 0.05,
           "raw removal": 0.9}
-    step = findings.SPILL_RESOLUTION
+    step = criteria_met.SPILL_RESOLUTION
     table = pd.DataFrame([
         {"arm": "plain Adam", "seed": 1, **ok, "spill, any dose": criteria.SPILL_MAX + step / 2},
         {"arm": "plain Adam", "seed": 2, **ok, "spill, any dose": criteria.SPILL_MAX + 2 * step},
         {"arm": "plain Adam", "seed": 3, **ok, "spill, any dose": 0.0}])
     table["criteria met"] = [f"{sum(MET[k](r[k]) for k in MET)} of 5" for _, r in table.iterrows()]
     table["meets all"] = table["criteria met"] == "5 of 5"
-    assert list(findings.at_resolution_limit(table).seed) == [1]  # not 2 (two contexts over)
-    text = findings.criteria_text(table)
+    assert list(criteria_met.at_resolution_limit(table).seed) == [1]  # not 2 (two contexts over)
+    text = criteria_met.criteria_text(table)
     assert text.startswith("1 of 3 plain Adam runs meet every criterion")
     assert "the spill of plain Adam 1 (spill 0.0210; 4 of 5 criteria met) misses" in text
-    assert "at the limit of what the measure resolves" not in findings.criteria_text(table[table.seed != 1])
+    assert "at the limit of what the measure resolves" not in criteria_met.criteria_text(table[table.seed != 1])

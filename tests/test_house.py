@@ -179,7 +179,6 @@ def test_no_threshold_is_typed_into_a_page():
 # limit is split, or named here with its one idea; one that shrinks below it leaves the list.
 LONG_LINES = 350
 LONG_MODULES = {
-    "findings": "the report page's findings per regime: its figures, tables and answers",
     "page": "a study page's parameters checked, its tables found or computed, its provenance shown",
 }
 
@@ -208,3 +207,38 @@ def test_a_study_folder_stands_on_the_layers_below_it():
     # only the registry names a folder, by discovery (no module imports one by name but tests)
     named = {m: sorted(d for d in deps if d in folders) for m, deps in graph.items()}
     assert {m: d for m, d in named.items() if d and m not in folders} == {}
+
+
+# The modules that name a regime of the registry by its own name, each with the study it declares
+# (a study about one regime says which); every other module but the registry itself reads ``regimes.DEFAULT``,
+# ``regimes.REPORT`` or a regime passed down as a value.
+REGIME_NAMES = ("WEAK", "SECOND", "RECALIBRATED")
+DECLARES_A_REGIME = {
+    "viability": "the second regime's viability check judges that regime",
+    "recalibration": "the recalibration reopened in the second regime",
+    "diagnosis": "the diagnosis's focus and the regimes it is measured in",
+    "protocol": "the essay measures the weak-basis regime's runs (ESSAY_REGIME)",
+}
+
+
+def regimes_named(tree: ast.AST) -> set[str]:
+    """The registry's regimes a module's code names: imported from ``anchorkit.regimes`` or read
+    as ``regimes.<NAME>``."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "anchorkit.regimes":
+            found |= {a.name for a in node.names if a.name in REGIME_NAMES}
+        if (isinstance(node, ast.Attribute) and node.attr in REGIME_NAMES
+                and isinstance(node.value, ast.Name) and node.value.id.lstrip("_") == "regimes"):
+            found.add(node.attr)
+    return found
+
+
+def test_the_regime_name_finder_finds_both_spellings():
+    code = "from anchorkit.regimes import REPORT, SECOND\nx = regimes.WEAK\ny = _regimes.SCREENED"
+    assert regimes_named(ast.parse(code)) == {"SECOND", "WEAK"}
+
+
+def test_no_module_names_a_regime_but_those_declaring_one():
+    named = {m for m, p in modules().items() if regimes_named(ast.parse(p.read_text()))}
+    assert named == set(DECLARES_A_REGIME)

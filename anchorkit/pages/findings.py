@@ -14,10 +14,8 @@ import pandas as pd
 from scipy.stats import binomtest, wilcoxon
 
 from anchorkit.measures import criteria
-from anchorkit.core.config import TaskConfig
-from anchorkit.formatting import and_list, count, count_moved, number, paired, summary
+from anchorkit.formatting import count, count_moved, number, paired, summary
 from anchorkit.ledger import E2A_SOURCE, KEPT_LINE, removal_se, tally, verdict_list
-from anchorkit.recalibration import MET, criteria_row
 from anchorkit.measures.stats import loss_rate
 from anchorkit.measures.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 from anchorkit.core.optimizers import PLAIN_ADAM, QUESTION, ROTATED_ADAM
@@ -320,56 +318,6 @@ def ledger_top(claims_by_regime: dict[str, pd.DataFrame]) -> str:
     total = len(next(iter(claims_by_regime.values())))
     return (f"Of the {total} findings of the source report that our runs were set against, "
             + "; ".join(parts))
-
-
-def criteria_table(results: pd.DataFrame, alignment: pd.DataFrame, dose: pd.DataFrame) -> pd.DataFrame:
-    """Each falloff run beside the calibration's criteria (``anchorkit.measures.criteria``; the Methods
-    page, *Training*): the figure each criterion reads and whether the run meets it, and whether
-    it meets all of them. In the weak-basis regime the criteria were calibrated; elsewhere they
-    are shown, not applied as a gate. One row per run, rotated arm first."""
-    rows = []
-    for arm in ARMS:
-        for r in results[results.optimizer == arm].sort_values("seed").to_dict("records"):
-            mine = lambda t: t[(t.optimizer == arm) & (t.seed == r["seed"])]  # noqa: E731
-            c = criteria_row(r, mine(alignment), mine(dose))
-            rows.append({"arm": ARMS[arm], "seed": r["seed"], **{k: c[k] for k in MET},
-                         "criteria met": f"{c['criteria met']} of {len(MET)}",
-                         "meets all": c["meets all"]})
-    return pd.DataFrame(rows)
-
-
-CRITERIA = {"lowest op": f"every op ≥ {criteria.SCORE_MIN} (falloff and control)",
-            "alignment, slices 3–4": f"alignment ≥ {criteria.ALIGNMENT_HIGH} at slices 3 and 4",
-            "|alignment|, other ops": f"|alignment| ≤ {criteria.ALIGNMENT_LOW} at the other ops",
-            "raw removal": f"raw removal ≥ {criteria.REMOVAL_MIN}",
-            "spill, any dose": f"spill ≤ {criteria.SPILL_MAX} at every dose"}
-
-
-SPILL = "spill, any dose"
-# one probe context's share of an op's score: the finest step a spill can take (paper profile)
-SPILL_RESOLUTION = 1 / TaskConfig().probe_per_op
-
-
-def at_resolution_limit(table: pd.DataFrame, resolution: float = SPILL_RESOLUTION) -> pd.DataFrame:
-    """The runs of a ``criteria_table`` whose spill misses its criterion by less than one probe
-    context (``resolution``): a miss at the limit of what the measure resolves."""
-    over = table[SPILL] - criteria.SPILL_MAX
-    return table[(over > 0) & (over < resolution)]
-
-
-def criteria_text(table: pd.DataFrame, resolution: float = SPILL_RESOLUTION) -> str:
-    """How many falloff runs of each arm meet every calibration criterion, from ``criteria_table``,
-    and the runs whose spill misses its criterion at the measure's resolution limit."""
-    parts = [f"{int(t['meets all'].sum())} of {len(t)} {name} runs"
-             for name, t in ((n, table[table.arm == n]) for n in ARMS.values()) if len(t)]
-    text = " and ".join(parts) + " meet every criterion"
-    near = at_resolution_limit(table, resolution)
-    if len(near):
-        runs = and_list([f"{r.arm} {r.seed} (spill {number(r[SPILL], '.4f')}; "
-                         f"{r['criteria met']} criteria met)" for _, r in near.iterrows()])
-        text += (f"; the spill of {runs} misses its criterion by less than one probe context, "
-                 f"at the limit of what the measure resolves")
-    return text
 
 
 def syntax_vector_text(notable: pd.DataFrame) -> str:

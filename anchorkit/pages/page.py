@@ -28,7 +28,7 @@ from anchorkit.core.paths import check_outside_tracked, in_repository, resolved,
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.pages.rerun import rerun_figures
 from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
-from anchorkit.regimes import REPORT, WEAK, Regime
+from anchorkit.regimes import DEFAULT, REPORT, Regime
 from anchorkit.core.store import REPO, RunStore, StoreError
 from anchorkit.protocol import (ESSAY, compute_study, essay_runs, run_geometry, shown_regimes,
                                 written_regimes)
@@ -118,7 +118,7 @@ def files_text(study: str, tables, shown=REPORT) -> str:
 
 def compute_command(regime: Regime, study: str) -> str:
     """The command that computes a study's tables in a regime, as inline code."""
-    flag = "" if regime == WEAK else f" --regime {regime.name}"
+    flag = "" if regime == DEFAULT else f" --regime {regime.name}"
     return f"`python -m scripts.execute_studies --compute{flag} {study}`"
 
 
@@ -269,7 +269,7 @@ def study_page(study, seeds, profile="paper", epochs: int | None = None,
     page = StudyPage(s, seeds, home, store,
                      home if reports_dir is not None and not committed(reports_dir) else REPORTS,
                      profile=prof)
-    which = shown_regimes(s, seeds, prof, epochs, home, regimes) if side_by_side else [WEAK]
+    which = shown_regimes(s, seeds, prof, epochs, home, regimes) if side_by_side else [DEFAULT]
     notes: list[str] = []
     for regime in which:
         page.shown[regime] = compute_study(

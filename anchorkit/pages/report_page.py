@@ -15,13 +15,13 @@ import pandas as pd
 
 from anchorkit import mirror, scout, viability
 from anchorkit.measures import criteria, directions
-from anchorkit.pages import asked, findings, scout_findings, screens
+from anchorkit.pages import asked, criteria_met, findings, scout_findings, screens
 from anchorkit.pages.diagnosis_page import selection
 from anchorkit.pages.supporting import measured_before_bounded_removal, screen_scope as scope
 from anchorkit.core.task import SYNTAX
 from anchorkit.pages.page import REPORTS, compute_command, regime_list, report_regimes
 from anchorkit.provenance import has_tables, read_tables
-from anchorkit.regimes import WEAK, Regime
+from anchorkit.regimes import CALIBRATED, DEFAULT, Regime
 from anchorkit.formatting import by_seed, captioned, count_moved
 from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
@@ -64,7 +64,7 @@ def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame
                                 f"kept/lost count, {answers[r]['e1']}")
         for key in QUESTIONS:
             glued[r.key(f"answer-{key}")] = _sentence(answers[r][key] if r in shown else not_yet(r))
-        for key in facts[WEAK]:
+        for key in facts[DEFAULT]:
             glued[r.key(key)] = facts[r][key] if r in shown else "(not computed yet)"
     for key in ("e1", "e2", "e3", "discussion"):
         plain[f"answer-{key}-text"] = " ".join(f"{r.title.capitalize()}: {a[key]}."
@@ -94,7 +94,7 @@ def each_lists(glued: dict[str, str], shown: dict) -> dict[str, str]:
     ``prediction_figures``), as one Markdown list with a line per regime of the report: the
     page's markdown names no regime, so one added to the report is one more line."""
     return {f"{base}-each": regime_list({r: lead + glued[r.key(base)] for r in regimes_of(shown)})
-            for base, lead in EACH.items() if WEAK.key(base) in glued}
+            for base, lead in EACH.items() if DEFAULT.key(base) in glued}
 
 
 def regimes_named(shown: dict) -> str:
@@ -127,9 +127,9 @@ def regimes_text(shown: dict, provenance: dict, lead: str = "We did so in") -> s
 
 
 def criterion_figures(shown: dict[Regime, dict]) -> tuple[str, str]:
-    """The weak-basis regime's falloff runs (the regime the criterion was set in) short of the
+    """The falloff runs of the regime the criterion was set in (``regimes.CALIBRATED``) short of the
     calibration's removal criterion: the report's clause, and the Methods page's sentence."""
-    results = shown[WEAK]["results"]
+    results = shown[CALIBRATED]["results"]
     short = results.raw_removal < criteria.REMOVAL_MIN
     rot, plain = int(short[results.optimizer == ROTATED_ADAM.name].sum()), int(short[results.optimizer == PLAIN_ADAM.name].sum())
     counts = (f"{int(short.sum())} of the {len(results)} weak-basis falloff runs of this page ({rot} "
@@ -160,11 +160,11 @@ def criteria_tables(shown: dict[Regime, dict]) -> tuple[list, str]:
     those that meet every one."""
     tables, met = [], []
     for r, x in shown.items():
-        t = findings.criteria_table(x["results"], x["alignment"], x["dose"])
-        met.append(f"in the {r.title}, {findings.criteria_text(t)}")
+        t = criteria_met.criteria_table(x["results"], x["alignment"], x["dose"])
+        met.append(f"in the {r.title}, {criteria_met.criteria_text(t)}")
         tables.append(captioned(t.drop(columns="meets all"), {c: c for c in t.columns if c != "meets all"},
                                 f"Each falloff run against the calibration's criteria, {r.title}: "
-                                + "; ".join(findings.CRITERIA.values()) + ". The figure each criterion "
+                                + "; ".join(criteria_met.CRITERIA.values()) + ". The figure each criterion "
                                 "reads, and how many of the five the run meets."))
     return tables, "; ".join(met)
 

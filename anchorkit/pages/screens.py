@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from anchorkit import essay, question
-from anchorkit.pages.findings import criteria_table
+from anchorkit.pages.criteria_met import criteria_table
 from anchorkit.formatting import number
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, tally
 from anchorkit.regimes import Regime

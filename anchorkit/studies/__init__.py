@@ -16,7 +16,7 @@ import pkgutil
 from anchorkit.core.config import RunConfig, check_choice, check_seeds
 from anchorkit.pairs import Pair
 from anchorkit.profiles import profile as resolve_profile
-from anchorkit.regimes import WEAK, regime as resolve_regime
+from anchorkit.regimes import DEFAULT, regime as resolve_regime
 from anchorkit.study import PAPER_SEEDS, Study, run_config, runs_of
 
 __all__ = ["PAPER_SEEDS", "ROTATED_BASIS", "STUDIES", "Study", "discover", "run_config",
@@ -50,14 +50,14 @@ def study(name) -> Study:
     return STUDIES[check_choice("study", name, tuple(STUDIES))]
 
 
-def study_runs(name, seeds, profile="paper", epochs: int | None = None, regime=WEAK
+def study_runs(name, seeds, profile="paper", epochs: int | None = None, regime=DEFAULT
                ) -> list[RunConfig]:
     """Every distinct run of a study, by name (an entry point: every argument checked)."""
     return study(name).runs(check_seeds(seeds), resolve_profile(profile),
                             resolve_regime(regime), epochs)
 
 
-def study_pairs(name, seeds, profile="paper", epochs: int | None = None, regime=WEAK
+def study_pairs(name, seeds, profile="paper", epochs: int | None = None, regime=DEFAULT
                 ) -> list[Pair]:
     """The pairs of a study, by name (an entry point: every argument checked)."""
     return study(name).pairs(check_seeds(seeds), resolve_profile(profile),
