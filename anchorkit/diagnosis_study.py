@@ -22,7 +22,7 @@ from anchorkit.overlap import overlap_study
 from anchorkit.profiles import PAPER
 from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
 from anchorkit.rank import family_curves, probe_verdicts, rank_curves, rank_verdicts, ranks_table
-from anchorkit.regimes import DEFAULT, Regime
+from anchorkit.regimes import Regime
 from anchorkit.core.store import RunStore
 from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS, run_config
 from anchorkit.symmetry import mirror_table
@@ -48,7 +48,7 @@ def write_part(reports_dir, regime: Regime, part: str, tables: dict[str, pd.Data
     every.update({h: c for h, c in _runs_of(old_prov, regime).items()})
     write_study(where, {**keep, **tables}, STUDY, seeds_of(regime), "paper", list(every.values()),
                 sum(rec["wall_seconds"] for rec in parts.values()), source,
-                None if regime == DEFAULT else regime.name, publish=publish, extra={"parts": parts})
+                regime.recorded, publish=publish, extra={"parts": parts})
     return where
 
 

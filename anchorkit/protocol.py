@@ -75,7 +75,7 @@ def compute_study(s: Study, seeds: list[int], profile: Profile, regime: Regime,
     out.update(s.derive(out))
     if where is not None:
         write_study(where, out, s.name, seeds, profile.name, runs, time.perf_counter() - t0,
-                    source, None if regime == DEFAULT else regime.name, publish=publish,
+                    source, regime.recorded, publish=publish,
                     extra=analysis(doses))
     return out
 

@@ -71,6 +71,12 @@ class Regime:
         """Where this regime's study tables live under ``root``."""
         return Path(root) if self.folder is None else Path(root) / self.folder
 
+    @property
+    def recorded(self) -> str | None:
+        """The regime a table folder's provenance records: None for the regime whose tables sit
+        at the folder's top (``folder`` None), so that its committed provenance keeps its bytes."""
+        return None if self.folder is None else self.name
+
     def configure(self, seed: int, recipe: str = "control", optimizer: str = "adam",
                   epochs: int | None = None, step: str | None = None,
                   task: TaskConfig = TaskConfig()) -> RunConfig:

@@ -46,6 +46,15 @@ def test_a_regime_other_than_the_weak_basis_writes_under_its_own_folder():
     assert regimes.SECOND.reports("reports") == Path("reports") / regimes.SECOND.name
 
 
+def test_a_provenance_records_the_regime_of_every_folder_but_the_top_one():
+    """``Regime.recorded``: the regime whose tables sit at the folder's top records none (the
+    committed provenance keeps its bytes); every other records its name, whatever the default."""
+    assert regimes.WEAK.recorded is None and regimes.DEFAULT.recorded is None
+    assert regimes.SECOND.recorded == regimes.SECOND.name
+    assert regimes.Regime("toy", folder=None).recorded is None
+    assert regimes.Regime("toy").recorded == "toy"
+
+
 def test_an_unknown_regime_is_refused_by_name():
     with pytest.raises(ParameterError, match="regime"):
         study_runs("rotated-basis", [704], regime="no-such-regime")

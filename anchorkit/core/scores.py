@@ -72,5 +72,3 @@ def scores_of_predictions(predicted: torch.Tensor, batch: Batch) -> torch.Tensor
     """Per-op accuracy (…, n_ops) of query predictions (…, B)."""
     correct = (predicted == batch.targets[:, -1]).float()
     return torch.stack([correct[..., batch.ops == op].mean(-1) for op in range(len(OPS))], dim=-1)
-
-
