@@ -2,7 +2,7 @@
 (from the run store or from ``published/``), the runs it sweeps, the pairs it measures, and an
 estimate of how long that takes from the figures recorded in ``BENCHMARKS.md``.
 
-The plan is the study's own task graph (``pipeline.study_graph``, in every regime its page
+The plan is the study's own task graph (``Study.graph``, in every regime its page
 shows), built and not executed: what it lists is what the execution will do when nothing else
 writes to the store meanwhile, and its tracks are the ones the tasks report on
 (``anchorkit.core.progress``).
@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from anchorkit.measures.answers import n_sweep_directions
 from anchorkit.core.config import RunConfig
 from anchorkit.formatting import seed_text
-from anchorkit.pipeline import study_graph
 from anchorkit.profiles import Profile
 from anchorkit.regimes import Regime
 from anchorkit.core.store import RunStore
@@ -156,7 +155,7 @@ def study_plan(study: Study, seeds: list[int], profile: Profile, regimes: list[R
     for regime in regimes:
         pairs = study.pairs(seeds, profile, regime)
         runs = runs_of(pairs)
-        graph = study_graph(runs, pairs, study.sweep, store)
+        graph = study.graph(pairs, store)
         r = RegimePlan(regime, runs, graph, n_pairs=len(pairs))
         for key, (fn, args) in graph.tasks.items():
             if key in graph.trains:

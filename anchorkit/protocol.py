@@ -1,6 +1,7 @@
-"""Running a study: train (or load) its runs, measure every pair and write its tables, through
-the one graph path (``pipeline.study_graph`` on ``executor``); which regimes its page shows; and
-the essay's measurements on the stored runs of the paper's studies.
+"""Running a study as a request asks (``request.Request``): train (or load) its runs, measure
+every pair and write its tables, through the one graph path (``Study.graph`` on ``executor``);
+which regimes its page shows; and the essay's measurements on the stored runs of the paper's
+studies, through the same executor (``essay_graph``).
 """
 
 from __future__ import annotations
@@ -9,17 +10,16 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from tqdm.std import tqdm
 
 from anchorkit.measures import geometry
-from anchorkit.core.config import ParameterError, RunConfig, check_doses, check_seeds
+from anchorkit.core.config import RunConfig
 from anchorkit.core.edit import DOSES
-from anchorkit.executor import execute
-from anchorkit.pipeline import study_graph
-from anchorkit.profiles import PAPER, Profile, profile as resolve_profile
+from anchorkit.executor import THREADS, Graph, execute, threads
+from anchorkit.profiles import PAPER, Profile
 from anchorkit.provenance import read_tables, source_state, write_study, written_for
 from anchorkit.regimes import DEFAULT, REPORT, WEAK, Regime, regime as resolve_regime
 from anchorkit.core.store import RunStore
+from anchorkit.request import Request, request
 from anchorkit.studies import STUDIES, Study, runs_of, study
 from anchorkit.core.train import train
 
@@ -27,56 +27,54 @@ from anchorkit.core.train import train
 # ---------------------------------------------------------------------- executing a study
 def run_study(name, seeds, profile="paper", epochs: int | None = None, reports_dir=None,
               store=None, device: str = "cpu", progress: bool = True, reuse: bool = False,
-              scheduler: str | None = None, regime=DEFAULT, publish: bool = False, doses=DOSES
+              scheduler: str | None = None, regime=DEFAULT, publish: bool = False, doses=None
               ) -> dict[str, pd.DataFrame]:
-    """Train (or load) a study's runs, measure every pair, and write its tables (an entry point:
-    the study, seeds, profile, regime and doses are checked here, then ``compute_study``)."""
-    return compute_study(study(name), check_seeds(seeds), resolve_profile(profile),
-                         resolve_regime(regime), epochs, reports_dir, store, device, progress,
-                         reuse, scheduler, publish, check_doses(doses))
+    """Train (or load) a study's runs, measure every pair, and write its tables (an entry point
+    for scripts: the study and regime are looked up and the rest checked by ``request.request``,
+    then ``compute_study``)."""
+    return compute_study(study(name), resolve_regime(regime), request(
+        seeds, profile, epochs, device, reports_dir, store, reuse, progress, scheduler,
+        publish=publish, doses=doses))
 
 
-def compute_study(s: Study, seeds: list[int], profile: Profile, regime: Regime,
-                  epochs: int | None = None, reports_dir=None, store=None, device: str = "cpu",
-                  progress: bool = True, reuse: bool = False, scheduler: str | None = None,
-                  publish: bool = False, doses: tuple[float, ...] = DOSES
-                  ) -> dict[str, pd.DataFrame]:
-    """Train (or load) a study's runs, measure every pair, and write its tables atomically to
-    ``regime.reports(reports_dir)/<study>/`` (Parquet, with CSV beside) with ``provenance.json``.
+def compute_study(s: Study, regime: Regime, req: Request) -> dict[str, pd.DataFrame]:
+    """Train (or load) a study's runs in ``regime`` as ``req`` asks, measure every pair, and write
+    its tables atomically to ``regime.reports(req.reports_dir)/<study>/`` (Parquet, with CSV
+    beside) with ``provenance.json`` (nothing is written when ``req.reports_dir`` is None).
 
-    The work runs through ``anchorkit.executor`` on ``scheduler`` (None: ``$ANCHORKIT_SCHEDULER``,
-    else a LocalCluster of one single-thread worker per core; "in-process": no Dask); the tables
-    do not depend on where it ran. ``doses``: those the e₁ edit is measured at (a reader's tweak
-    of the method's ``edit.DOSES``, which re-reads the runs' weights and retrains nothing);
-    tables at other doses record them in their provenance and are reused only at the same doses.
+    The work is the study's graph (``Study.graph``) run through ``anchorkit.executor`` on
+    ``req.scheduler`` (None: ``$ANCHORKIT_SCHEDULER``, else a LocalCluster of one single-thread
+    worker per core; "in-process": no Dask); the tables do not depend on where it ran.
+    ``req.doses``: those the e₁ edit is measured at (a reader's tweak of the method's
+    ``edit.DOSES``, which re-reads the runs' weights and retrains nothing); tables at other doses
+    record them in their provenance and are reused only at the same doses.
 
-    With ``reuse``, tables already written there for exactly these runs are read back instead
+    With ``req.reuse``, tables already written there for exactly these runs are read back instead
     (nothing is trained or measured, and the provenance is left as it was). The committed
-    ``reports/`` is written only with ``publish`` (``provenance.write_study``).
+    ``reports/`` is written only with ``req.publish`` (``provenance.write_study``).
     """
     t0 = time.perf_counter()
     source = source_state()
-    seeds = s.seeds_in(seeds, regime)
-    pairs = s.pairs(seeds, profile, regime, epochs)
+    seeds = s.seeds_in(req.seeds, regime)
+    pairs = s.pairs(seeds, req.profile, regime, req.epochs)
     runs = runs_of(pairs)
-    where = regime.reports(reports_dir) / s.name if reports_dir is not None else None
-    if reuse and where is not None and written_for(where, s.name, seeds, profile.name, runs,
-                                                   analysis(doses)):
+    where = regime.reports(req.reports_dir) / s.name if req.reports_dir is not None else None
+    if req.reuse and where is not None and written_for(where, s.name, seeds, req.profile.name,
+                                                       runs, analysis(req.doses)):
         return read_tables(where)
-    store = store if store is not None else RunStore()
-    graph = study_graph(runs, pairs, s.sweep, store, device=device, doses=doses)
-    measured_pairs = execute(graph, scheduler, progress, desc=s.name)
+    graph = s.graph(pairs, req.store, device=req.device, doses=req.doses)
+    measured_pairs = execute(graph, req.scheduler, req.progress, desc=s.name)
     tables: dict[str, list[pd.DataFrame]] = {}
     for key in graph.outputs:
         for table, df in measured_pairs[key].items():
             tables.setdefault(table, []).append(df)
     out = {table: pd.concat(dfs, ignore_index=True) for table, dfs in tables.items()}
-    out["trajectories"] = pd.concat([store.load_trajectory(c) for c in runs], ignore_index=True)
+    out["trajectories"] = pd.concat([req.store.load_trajectory(c) for c in runs],
+                                    ignore_index=True)
     out.update(s.derive(out))
     if where is not None:
-        write_study(where, out, s.name, seeds, profile.name, runs, time.perf_counter() - t0,
-                    source, regime.recorded, publish=publish,
-                    extra=analysis(doses))
+        write_study(where, out, s.name, seeds, req.profile.name, runs, time.perf_counter() - t0,
+                    source, regime.recorded, publish=req.publish, extra=analysis(req.doses))
     return out
 
 
@@ -96,18 +94,15 @@ def written_regimes(s: Study, seeds: list[int], profile: Profile, epochs: int | 
 
 def shown_regimes(s: Study, seeds: list[int], profile: Profile = PAPER,
                   epochs: int | None = None, reports_dir=None, regimes=None) -> list[Regime]:
-    """The regimes a study's page shows, the weak-basis regime first: with ``regimes`` None, every
+    """The regimes a study's page shows, the default regime first: with ``regimes`` None, every
     regime of the report (``regimes.REPORT``) whose tables for these runs are written under
-    ``reports_dir`` (the weak-basis one always, computing it if need be); else those named (a
-    named regime without tables is computed; names are checked here)."""
+    ``reports_dir`` (the default one always, computing it if need be); else those named (checked
+    values, ``request.check_regimes``: a named regime without tables is computed)."""
     if regimes is None:
         return [DEFAULT] + [r for r in REPORT[1:] if reports_dir is not None and written_for(
             r.reports(reports_dir) / s.name, s.name, s.seeds_in(seeds, r), profile.name,
             s.runs(seeds, profile, r, epochs))]
-    if isinstance(regimes, (str, Regime)) or not list(regimes):
-        raise ParameterError("regimes", regimes, "expected a list of regime names, or None")
-    named = [resolve_regime(r) for r in regimes]
-    return [DEFAULT] + [r for r in dict.fromkeys(named) if r != DEFAULT]
+    return [DEFAULT] + [r for r in regimes if r != DEFAULT]
 
 
 # ---------------------------------------------------------------------- the essay's measurements
@@ -117,12 +112,11 @@ ESSAY_STUDIES = tuple(STUDIES[s] for s in ("control", "split-anti-seeds", "rotat
                                            "reference-baseline"))
 
 
-def essay_runs(seeds, profile="paper", epochs: int | None = None, store=None
+def essay_runs(seeds, profile: Profile = PAPER, epochs: int | None = None, store=None
                ) -> list[RunConfig]:
     """Every finished run of the paper's studies at these seeds (the essay measures what is
     stored; it trains nothing)."""
     store = store if store is not None else RunStore()
-    seeds, profile = check_seeds(seeds), resolve_profile(profile)
     out: dict[str, RunConfig] = {}
     for s in ESSAY_STUDIES:
         for c in s.runs(seeds, profile, ESSAY_REGIME, epochs):
@@ -131,36 +125,49 @@ def essay_runs(seeds, profile="paper", epochs: int | None = None, store=None
     return list(out.values())
 
 
-def run_geometry(seeds, profile="paper", epochs: int | None = None, reports_dir=None,
-                 store=None, device: str = "cpu", progress: bool = True, reuse: bool = False,
-                 publish: bool = False) -> dict[str, pd.DataFrame]:
+def essay_task(cfg: RunConfig, store, device: str) -> dict[str, pd.DataFrame]:
+    """One stored run's rows of the essay's tables: ``heads`` at its initial and final weights and
+    at the snapshots the store keeps between them, and ``layers`` of every kind of map."""
+    with threads(THREADS):
+        run = train([cfg], store, device=device, progress=False)[0]  # finished: loads it
+        snapshots = {cfg.hash: {e: store.load_snapshot(cfg, e) for e in store.snapshot_epochs(cfg)
+                                if 0 < e < cfg.epochs}}  # epoch 0 is the initial weights
+        return {"heads": geometry.head_table([run], device=device, snapshots=snapshots),
+                **{k: geometry.layer_table([run], kind=k, device=device)
+                   for k in geometry.MAP_KINDS}}
+
+
+def essay_graph(runs: list[RunConfig], store, device: str = "cpu") -> Graph:
+    """The essay's work: a task per stored run (``essay_task``), every one an output."""
+    g = Graph()
+    for c in runs:
+        g.output(f"essay-{c.hash}", essay_task, c, store, device)
+    return g
+
+
+def run_geometry(req: Request) -> dict[str, pd.DataFrame]:
     """The essay's measurements (the essay's page, notebooks/geometry-of-anchors.ipynb) on every
-    stored run at these seeds, initial and final weights (and at the snapshots the store keeps of
-    them): ``heads`` (per head and stage) and ``layers`` (per layer and measure, W_OV and W_QK),
-    written to ``reports_dir/geometry-of-anchors/`` with ``provenance.json``."""
+    stored run at the request's seeds, through the one graph path (``essay_graph`` on
+    ``executor``): ``heads`` (per head and stage) and ``layers`` (per layer and measure, W_OV and
+    W_QK, each kind's rows run by run), written to ``req.reports_dir/geometry-of-anchors/`` with
+    ``provenance.json``."""
     t0 = time.perf_counter()
     source = source_state()
-    seeds, profile = check_seeds(seeds), resolve_profile(profile).name
-    store = store if store is not None else RunStore()
-    runs = essay_runs(seeds, profile, epochs, store)
+    runs = essay_runs(req.seeds, req.profile, req.epochs, req.store)
     if not runs:
-        raise ValueError(f"no finished runs at seeds {seeds} ({profile}) in {store.root}")
-    where = Path(reports_dir) / ESSAY if reports_dir is not None else None
-    if reuse and where is not None and written_for(where, ESSAY, seeds, profile, runs):
+        raise ValueError(f"no finished runs at seeds {req.seeds} ({req.profile.name}) in "
+                         f"{req.store.root}")
+    where = Path(req.reports_dir) / ESSAY if req.reports_dir is not None else None
+    if req.reuse and where is not None and written_for(where, ESSAY, req.seeds, req.profile.name,
+                                                       runs):
         return read_tables(where)
-    trained = train(runs, store, device=device, progress=False)  # all finished: loads them
-    iterator = trained
-    if progress:
-        iterator = tqdm(trained, desc="measuring heads")
-    # the snapshots between start and end (epoch 0 is the initial weights, already loaded)
-    heads = pd.concat([geometry.head_table([r], device=device, snapshots={
-        r.config.hash: {e: store.load_snapshot(r.config, e)
-                        for e in store.snapshot_epochs(r.config) if 0 < e < r.config.epochs}})
-        for r in iterator], ignore_index=True)
-    layers = pd.concat([geometry.layer_table(trained, kind=k, device=device)
-                        for k in geometry.MAP_KINDS], ignore_index=True)
-    out = {"heads": heads, "layers": layers}
+    graph = essay_graph(runs, req.store, req.device)
+    measured = [m for m in execute(graph, req.scheduler, req.progress, desc=ESSAY,
+                                   measured="runs").values()]
+    out = {"heads": pd.concat([m["heads"] for m in measured], ignore_index=True),
+           "layers": pd.concat([m[k] for k in geometry.MAP_KINDS for m in measured],
+                               ignore_index=True)}
     if where is not None:
-        write_study(where, out, ESSAY, seeds, profile, runs, time.perf_counter() - t0, source,
-                    publish=publish)
+        write_study(where, out, ESSAY, req.seeds, req.profile.name, runs,
+                    time.perf_counter() - t0, source, publish=req.publish)
     return out

@@ -1,9 +1,10 @@
 """A study as a value: its name, its default seeds, its arms (the anchored recipe and the
 optimizer of each; every arm is paired with the control of its optimizer), whether its pairs are
 measured with the direction sweep, the tables its page reads derived from the measured ones, its
-page and its place among the studies. Each study's value lives in its own folder
-(``anchorkit/studies/<name>/``, discovered by ``anchorkit.studies``); this module is what they
-share: the value, the run of a study at a profile in a regime, and the paper seeds.
+page and its place among the studies, and its work as a graph of tasks (``Study.graph``). Each
+study's value lives in its own folder (``anchorkit/studies/<name>/``, discovered by
+``anchorkit.studies``); this module is what they share: the value, the run of a study at a
+profile in a regime, and the paper seeds.
 
 A study names runs by configuration only. Runs shared between studies (the plain-Adam control and
 falloff runs are the stored twins of the rotated-basis study) have the same configuration and so
@@ -15,8 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from anchorkit.core import progress as tracking
 from anchorkit.core.config import RunConfig
+from anchorkit.core.edit import DOSES
+from anchorkit.executor import ENSEMBLE_RUNS, Graph, add_training
+from anchorkit.measures.answers import cached_part, n_sweep_directions
 from anchorkit.pairs import Pair
+from anchorkit.pipeline import SWEEP_SLICE, base_task, pair_task, save_sweep_task, sweep_task
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.regimes import DEFAULT, REPORT, Regime
 
@@ -33,15 +39,17 @@ class Study:
     """One study: ``arms``, the (anchored recipe, optimizer) of each arm, each paired with the
     control of its optimizer (the control study's one arm is the control itself, paired with
     itself); ``seeds``, its default seeds; ``sweep``, whether its pairs are measured with the
-    direction sweep; ``derive``, the tables its page reads, from the measured ones; ``page``, its
-    notebook's name (``notebooks/<page>.ipynb``); ``place``, where it stands among the studies
-    (the registry's order, in which pages are executed and listed)."""
+    direction sweep; ``derive``, the tables its page reads, from the measured ones;
+    ``side_by_side``, whether its page shows the report's regimes side by side (else the default
+    regime only); ``page``, its notebook's name (``notebooks/<page>.ipynb``); ``place``, where it
+    stands among the studies (the registry's order, in which pages are executed and listed)."""
 
     name: str
     arms: tuple[tuple[str, str], ...]
     seeds: tuple[int, ...] = tuple(PAPER_SEEDS)
     sweep: bool = False
     derive: Callable[[dict], dict] = nothing
+    side_by_side: bool = False
     page: str = ""
     place: int = 100
 
@@ -71,6 +79,37 @@ class Study:
              epochs: int | None = None) -> list[RunConfig]:
         """Every distinct run it reads, in a stable order."""
         return runs_of(self.pairs(seeds, profile, regime, epochs))
+
+    def graph(self, pairs: list[Pair], store, device: str = "cpu", doses=DOSES,
+              size: int = ENSEMBLE_RUNS) -> Graph:
+        """Its work on these pairs (``pairs``): train the unfinished runs; answer every run (base,
+        with e₁ at ``doses``, and, with ``sweep``, the sweep in slices) whose answers are not
+        cached; measure every pair once both its runs are answered (the tasks of
+        ``anchorkit.pipeline``, run by ``anchorkit.executor``)."""
+        runs = runs_of(pairs)
+        g = Graph()
+        trained_by = add_training(g, runs, store, device, size=size)
+        answered: dict[str, list] = {}
+        for c in runs:
+            after = [trained_by[c.hash]] if c.hash in trained_by else []
+            done = []
+            if c.hash in trained_by or cached_part(c, "base", store, doses=doses) is None:
+                done.append(g.add(f"base-{c.hash}", base_task, c, store, doses, *after))
+            if self.sweep and (c.hash in trained_by or cached_part(c, "sweep", store) is None):
+                n = n_sweep_directions(c)
+                slices = []
+                for a in range(0, n, SWEEP_SLICE):
+                    b = min(a + SWEEP_SLICE, n)
+                    slices.append(g.add(f"sweep-{c.hash}-{a}", sweep_task, c, store, a, b, *after))
+                    g.tracks[slices[-1].key] = tracking.sweep_track(store, c, a, b)
+                done.append(g.add(f"save-sweep-{c.hash}", save_sweep_task, c, store, *slices))
+            answered[c.hash] = done
+        for i, p in enumerate(pairs):
+            deps = answered[p.anchored.hash] + (answered[p.control.hash]
+                                                if p.control != p.anchored else [])
+            ref = g.output(f"pair-{i}", pair_task, p, self.sweep, store, doses, *deps)
+            g.tracks[ref.key] = tracking.pair_track(store, p)
+        return g
 
     def paper_set(self, seeds: list[int], profile: Profile, epochs: int | None = None) -> bool:
         """Whether these are its paper set, the runs its committed tables hold: its default seeds

@@ -18,10 +18,9 @@ import torch
 
 from anchorkit.core.config import check_choice
 from anchorkit.executor import IN_PROCESS
-from anchorkit.pipeline import study_graph
 from anchorkit.core.store import RunStore
 from anchorkit.protocol import run_study
-from anchorkit.studies import PAPER_SEEDS, STUDIES, study_pairs, study_runs
+from anchorkit.studies import PAPER_SEEDS, STUDIES, study_pairs
 
 
 def main(argv=None):
@@ -37,8 +36,7 @@ def main(argv=None):
     store = RunStore()
     for study in args.studies:  # a definition-only change must not need one edited forward
         seeds = list(STUDIES[study].seeds)
-        graph = study_graph(study_runs(study, seeds), study_pairs(study, seeds), STUDIES[study].sweep,
-                            store)
+        graph = STUDIES[study].graph(study_pairs(study, seeds), store)
         missing = [k for k in graph.tasks if k not in graph.outputs]
         if missing:
             raise SystemExit(f"{study}: answers not cached or runs not trained ({len(missing)} "

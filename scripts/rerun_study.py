@@ -35,6 +35,7 @@ from anchorkit.profiles import PROFILES
 from anchorkit.regimes import WEAK, regime
 from anchorkit.core.store import REPO
 from anchorkit.protocol import shown_regimes
+from anchorkit.request import check_regimes
 from anchorkit.studies import study
 
 NOTEBOOKS = REPO / "notebooks"
@@ -64,10 +65,8 @@ class Rerun:
     """A re-run's checked parameters and where its files go."""
 
     def __init__(self, args):
-        import papermill
-
         from anchorkit.executor import check_scheduler
-        from anchorkit.pages.page import check_writable
+        from anchorkit.core.paths import check_writable
         from anchorkit.provenance import scratch_root
         from anchorkit.core.store import RunStore
 
@@ -77,8 +76,7 @@ class Rerun:
         self.regime = regime(args.regime)
         self.scheduler = check_scheduler(args.scheduler)
         self.notebook = NOTEBOOKS / f"{self.study.page}.ipynb"
-        # a page that takes ``regimes`` shows them beside the weak basis (side by side)
-        self.side_by_side = "regimes" in papermill.inspect_notebook(str(self.notebook))
+        self.side_by_side = self.study.side_by_side  # its page shows regimes side by side
         if self.regime != WEAK and not self.side_by_side:
             raise ParameterError("--regime", args.regime, f"the {self.study.name} page shows the "
                                  f"{WEAK.name} regime only")
@@ -98,7 +96,7 @@ class Rerun:
         if not self.side_by_side:
             return [WEAK]
         return shown_regimes(self.study, self.seeds, self.profile, None, self.reports,
-                             self.parameters.get("regimes"))
+                             check_regimes(self.parameters.get("regimes")))
 
     def tables(self, regime) -> Path:
         return regime.reports(self.reports) / self.study.name

@@ -91,14 +91,15 @@ def test_a_page_writes_the_committed_tables_only_for_the_paper_set_or_when_force
 
 def test_an_unwritable_folder_is_named_before_any_work(tmp_path):
     from anchorkit.pages.page import study_page
+    from anchorkit.request import request
 
     blocked = tmp_path / "a-file"
     blocked.write_text("")
     with pytest.raises(ParameterError, match="'reports_dir'.*expected a folder this process can write"):
-        study_page("control", [1], "quick", reports_dir=blocked / "reports",
-                   store_dir=tmp_path / "store")
+        study_page("control", request([1], "quick", reports_dir=blocked / "reports",
+                                      store_dir=tmp_path / "store"))
     with pytest.raises(ParameterError, match="'store_dir'.*expected a folder this process can write"):
-        study_page("control", [1], "quick", store_dir=blocked / "store")
+        study_page("control", request([1], "quick", store_dir=blocked / "store"))
     assert not (tmp_path / "store" / "runs").exists()  # nothing trained
 
 
@@ -257,16 +258,17 @@ def test_reuse_false_as_a_string_recomputes(tmp_path, monkeypatch):
     """papermill's ``-p reuse false`` arrives as the string "false": the page recomputes."""
     import anchorkit.pages.page as page
     from anchorkit.pages.page import study_page
+    from anchorkit.request import request
 
     calls = []
     real = page.compute_study
-    monkeypatch.setattr(page, "compute_study", lambda *a, **k: calls.append(k["reuse"]) or real(*a, **k))
+    monkeypatch.setattr(page, "compute_study", lambda *a: calls.append(a[2].reuse) or real(*a))
     kw = dict(profile="quick", reports_dir=tmp_path / "r", store_dir=tmp_path / "s", progress="no")
-    study_page("control", [2], **kw)
+    study_page("control", request([2], **kw))
     first = (tmp_path / "r" / "control" / "provenance.json").read_bytes()
-    study_page("control", [2], reuse="true", **kw)
+    study_page("control", request([2], reuse="true", **kw))
     assert (tmp_path / "r" / "control" / "provenance.json").read_bytes() == first  # reused
-    study_page("control", [2], reuse="false", **kw)
+    study_page("control", request([2], reuse="false", **kw))
     assert calls == [True, True, False]
     assert (tmp_path / "r" / "control" / "provenance.json").read_bytes() != first  # recomputed
 

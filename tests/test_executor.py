@@ -12,7 +12,7 @@ import pytest
 from anchorkit import executor
 from anchorkit.core.store import RunStore
 from anchorkit.protocol import run_study
-from anchorkit.studies import study_pairs, study_runs
+from anchorkit.studies import study, study_pairs, study_runs
 from anchorkit.provenance import read_tables
 
 STUDY, SEEDS = "reference-baseline", [3]  # a pair with the direction sweep: every kind of task
@@ -83,11 +83,7 @@ def test_the_graph_of_a_finished_and_answered_study_only_measures(tmp_path):
     store = RunStore(tmp_path / "store", published=None)
     run_study("control", [4], profile="quick", epochs=1, store=store, progress=False,
               scheduler=executor.IN_PROCESS)
-    runs = study_runs("control", [4], "quick", epochs=1)
-    from anchorkit.pipeline import study_graph
-
-    graph = study_graph(runs, study_pairs("control", [4], "quick", epochs=1), False,
-                                 store)
+    graph = study("control").graph(study_pairs("control", [4], "quick", epochs=1), store)
     assert not graph.trains and list(graph.tasks) == graph.outputs == ["pair-0"]
 
 

@@ -138,15 +138,19 @@ def test_a_page_shows_the_second_regime_only_where_its_tables_are_written(tmp_pa
     from anchorkit.core.config import ParameterError
     from anchorkit.regimes import SECOND, WEAK
     from anchorkit.protocol import shown_regimes
+    from anchorkit.request import check_regimes
     from anchorkit.studies import STUDIES
 
     rb = STUDIES["rotated-basis"]
     assert shown_regimes(rb, [704], reports_dir=tmp_path) == [WEAK]
-    assert shown_regimes(rb, [704], reports_dir=tmp_path, regimes=[SECOND.name]) == [WEAK, SECOND]
-    with pytest.raises(ParameterError, match="regimes"):
-        shown_regimes(rb, [704], reports_dir=tmp_path, regimes=SECOND.name)
+    named = check_regimes([SECOND.name, WEAK.name, SECOND.name])
+    assert named == (SECOND, WEAK)
+    assert shown_regimes(rb, [704], reports_dir=tmp_path, regimes=named) == [WEAK, SECOND]
+    for bad in (SECOND.name, SECOND, []):
+        with pytest.raises(ParameterError, match="regimes"):
+            check_regimes(bad)
     with pytest.raises(ValueError, match="regime"):
-        shown_regimes(rb, [704], reports_dir=tmp_path, regimes=["no-such"])
+        check_regimes(["no-such"])
 
 
 def test_a_regime_is_described_from_its_catalogue_entry():

@@ -66,16 +66,19 @@ def test_the_tracked_tree_is_told_from_what_git_ignores(tmp_path):
 
 def test_a_page_refuses_reports_dir_as_dot_dot_reports_from_notebooks(monkeypatch, tmp_path):
     from anchorkit.pages.page import study_page
+    from anchorkit.request import request
 
     monkeypatch.chdir(REPO / "notebooks")
     before = git_status("reports")
     for spelling in ("../reports", "../reports/"):
         with pytest.raises(ParameterError, match="'reports_dir'.*names the committed"):
-            study_page("control", [1], "quick", reports_dir=spelling, store_dir=tmp_path / "s",
-                       scheduler="in-process", progress=False)
+            study_page("control", request([1], "quick", reports_dir=spelling,
+                                          store_dir=tmp_path / "s", scheduler="in-process",
+                                          progress=False))
     with pytest.raises(ParameterError, match="'reports_dir'.*inside the committed"):
-        study_page("control", [1], "quick", reports_dir="../reports/control",
-                   store_dir=tmp_path / "s", scheduler="in-process", progress=False)
+        study_page("control", request([1], "quick", reports_dir="../reports/control",
+                                      store_dir=tmp_path / "s", scheduler="in-process",
+                                      progress=False))
     assert not (tmp_path / "s" / "runs").exists()  # refused before any training
     assert git_status("reports") == before
 
@@ -83,12 +86,13 @@ def test_a_page_refuses_reports_dir_as_dot_dot_reports_from_notebooks(monkeypatc
 def test_a_page_refuses_a_link_to_reports_and_a_folder_in_the_tracked_tree(tmp_path,
                                                                            link_to_reports):
     from anchorkit.pages.page import study_page
+    from anchorkit.request import request
 
     kw = dict(store_dir=tmp_path / "s", scheduler="in-process", progress=False)
     with pytest.raises(ParameterError, match="'reports_dir'.*names the committed"):
-        study_page("control", [1], "quick", reports_dir=link_to_reports, **kw)
+        study_page("control", request([1], "quick", reports_dir=link_to_reports, **kw))
     with pytest.raises(ParameterError, match="'reports_dir'.*tracked tree \\(notebooks/out/\\)"):
-        study_page("control", [1], "quick", reports_dir=REPO / "notebooks" / "out", **kw)
+        study_page("control", request([1], "quick", reports_dir=REPO / "notebooks" / "out", **kw))
     assert not (REPO / "notebooks" / "out").exists()
 
 

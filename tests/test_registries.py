@@ -170,9 +170,12 @@ def test_every_committed_study_follows_from_its_registry_entry(r, tmp_path):
 
 
 def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monkeypatch):
-    """From the notebook's ``seeds`` to the runs trained: checked once, at the entry point; the
-    study, profile and regime are looked up once and passed down as values."""
+    """From a notebook's parameters cell to the runs trained: the seeds checked once, where the
+    request is built (``request.from_cell``); the study looked up once; the modules below read
+    the request's checked values."""
     import anchorkit.core.config as config
+    import anchorkit.request as request
+    import anchorkit.study as study_module
     from anchorkit.pages import page
 
     calls = {"seeds": 0, "study": 0}
@@ -186,14 +189,36 @@ def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monke
         calls["study"] += 1
         return real_study(name)
 
-    for module in (config, page, studies):
+    for module in (config, request, page, studies, protocol, study_module):
         monkeypatch.setattr(module, "check_seeds", counted_check, raising=False)
     monkeypatch.setattr(studies, "study", counted_study)
     monkeypatch.setattr(page, "glue", lambda *a, **k: None)  # no notebook here
-    shown = page.study_page("control", [3], "quick", epochs=1, reports_dir=tmp_path / "r",
-                            store_dir=tmp_path / "s", progress=False)
+    cell = dict(seeds=[3], profile="quick", epochs=1, reports_dir=tmp_path / "r",
+                store_dir=tmp_path / "s", progress=False, page=page)  # ``page``: not a parameter
+    shown = page.study_page("control", request.from_cell(cell))
     assert calls == {"seeds": 1, "study": 1}
     assert list(shown.shown) == [WEAK] and list(shown.tables["results"].seed) == [3]
+
+
+def test_a_parameters_cell_is_read_by_name_and_checked_once():
+    """``from_cell`` reads the parameters a cell sets (the rest keep their defaults) and names a
+    bad one before any work; a page that shows one regime refuses ``regimes``."""
+    from anchorkit.pages.page import study_page
+    from anchorkit.request import PARAMETERS, from_cell, request
+
+    assert from_cell({"seeds": [3], "unrelated": 1}).profile == PAPER
+    got = from_cell({"seeds": [3], "profile": "quick", "doses": [0.5, 1], "reuse": "no",
+                     "regimes": [SECOND.name]})
+    assert (got.profile, got.doses, got.reuse, got.regimes) == (QUICK, (0.5, 1.0), False,
+                                                               (SECOND,))
+    assert set(PARAMETERS) >= {"seeds", "profile", "epochs", "doses", "regimes", "scheduler"}
+    for bad in ({"seeds": "3"}, {"seeds": [3], "epochs": 0}, {"seeds": [3], "device": "gpu"},
+                {"seeds": [3], "scheduler": "inprocess"}, {"seeds": [3], "reuse": "maybe"},
+                {"seeds": [3], "regimes": "second"}):
+        with pytest.raises(ParameterError, match=f"parameter '{next(reversed(bad))}'"):
+            from_cell(bad)
+    with pytest.raises(ParameterError, match="parameter 'regimes'.*one regime only"):
+        study_page("control", request([3], regimes=[SECOND.name]))
 
 
 # a study the house has never heard of, as a folder of its own: its value and its derived table

@@ -34,7 +34,8 @@ def test_the_figures_name_the_page_its_commands_and_the_method_doses():
 
 def test_publishing_at_other_doses_is_refused_before_any_work(tmp_path):
     from anchorkit.pages.page import study_page
+    from anchorkit.request import request
 
     with pytest.raises(ParameterError, match="parameter 'doses'"):
-        study_page("control", list(range(704, 712)), store_dir=tmp_path, publish=True,
-                   doses=[0.5, 1])
+        study_page("control", request(list(range(704, 712)), store_dir=tmp_path, publish=True,
+                                      doses=[0.5, 1]))

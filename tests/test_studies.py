@@ -218,7 +218,7 @@ def test_tables_at_other_doses_are_read_back_only_at_those_doses(tmp_path, monke
                                   method["dose"][method["dose"].dose.isin([0.5, 1.0])]
                                   .reset_index(drop=True))
     calls = []
-    monkeypatch.setattr(protocol, "study_graph", lambda *a, **k: calls.append(1) or 1 / 0)
+    monkeypatch.setattr(protocol.Study, "graph", lambda *a, **k: calls.append(1) or 1 / 0)
     again = protocol.run_study("control", [6], reuse=True, doses=[0.5, 1], **kw)
     pd.testing.assert_frame_equal(again["dose"], tweak["dose"])
     with pytest.raises(ZeroDivisionError):  # the method's doses: not the tweak's tables

@@ -5,8 +5,9 @@ A folder can be named with ``..`` (``../reports`` from ``notebooks/``), through 
 file system that folds case, in another case. ``inside`` and ``same`` compare the folders the file
 system means, not the strings; ``check_outside_tracked`` refuses a folder for a store or an
 output inside the repository's tracked tree (one that git would show as untracked files), and
-allows the folders git ignores (``.runs/``, ``_build/``, ``logs/``). ``remedy`` says what a
-reader can do about a file there that does not verify.
+allows the folders git ignores (``.runs/``, ``_build/``, ``logs/``); ``check_writable``, that a
+folder can be written before any work starts. ``remedy`` says what a reader can do about a file
+there that does not verify.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 from anchorkit.core.config import ParameterError
@@ -98,6 +100,20 @@ def check_outside_tracked(name: str, path) -> Path:
         raise ParameterError(name, str(path), f"inside the repository's tracked tree ({rel}/); "
                              "name a folder outside the repository (or leave it out)")
     return resolved(path)
+
+
+def check_writable(name: str, folder) -> Path:
+    """``folder`` (made if missing) once a file can be created in it; else a ``ParameterError``
+    naming the parameter, before any work starts."""
+    folder = resolved(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".writable-"):
+            pass
+    except OSError as e:
+        raise ParameterError(name, str(folder), f"expected a folder this process can write "
+                             f"({e.strerror or e})") from None
+    return folder
 
 
 def remedy(path: Path, digest_missing: bool = False) -> str:

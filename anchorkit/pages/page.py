@@ -8,7 +8,6 @@ Reproducibility page, *Re-running a study* (``notebooks/reproducibility.ipynb``)
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
@@ -19,19 +18,18 @@ from IPython import get_ipython
 from IPython.display import Markdown, display
 
 from anchorkit import profiles, scout, studies
-from anchorkit.core.config import (ParameterError, check_choice, check_device, check_doses, check_flag,
-                                   check_int, check_lengths, check_seeds)
+from anchorkit.core.config import ParameterError, check_choice, check_lengths
 from anchorkit.core.edit import DOSES
-from anchorkit.executor import check_scheduler
 from anchorkit.formatting import cpu_name, glued, seed_text
-from anchorkit.core.paths import check_outside_tracked, in_repository, resolved, same
+from anchorkit.core.paths import check_outside_tracked, check_writable, in_repository, resolved, same
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.pages.rerun import rerun_figures
 from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
 from anchorkit.regimes import DEFAULT, REPORT, Regime
-from anchorkit.core.store import REPO, RunStore, StoreError
+from anchorkit.core.store import REPO, StoreError
 from anchorkit.protocol import (ESSAY, compute_study, essay_runs, run_geometry, shown_regimes,
                                 written_regimes)
+from anchorkit.request import Request
 from anchorkit.studies import PAPER_SEEDS, Study
 
 REPORTS = REPO / "reports"
@@ -41,20 +39,6 @@ def reports_root(reports_dir=None) -> Path:
     """The folder of committed tables a page reads: the repository's ``reports/`` when None, so
     that a page executed from any working directory reads there; a given path as the user gave it."""
     return REPORTS if reports_dir is None else resolved(reports_dir)
-
-
-def check_writable(name: str, folder) -> Path:
-    """``folder`` (made if missing) once a file can be created in it; else a ``ParameterError``
-    naming the parameter, before any work starts."""
-    folder = resolved(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".writable-"):
-            pass
-    except OSError as e:
-        raise ParameterError(name, str(folder), f"expected a folder this process can write "
-                             f"({e.strerror or e})") from None
-    return folder
 
 
 def tables_home(reports_dir, store_dir, paper: bool, written: Callable[[Path], bool],
@@ -120,11 +104,6 @@ def compute_command(regime: Regime, study: str) -> str:
     """The command that computes a study's tables in a regime, as inline code."""
     flag = "" if regime == DEFAULT else f" --regime {regime.name}"
     return f"`python -m scripts.execute_studies --compute{flag} {study}`"
-
-
-def check_flags(**flags) -> dict[str, bool]:
-    """Every yes/no parameter by name, parsed (``config.check_flag``)."""
-    return {name: check_flag(name, value) for name, value in flags.items()}
 
 
 def shown(where: Path) -> str:
@@ -231,58 +210,43 @@ def report_regimes(shown) -> list[Regime]:
     return list(dict.fromkeys([*REPORT, *shown]))
 
 
-def study_page(study, seeds, profile="paper", epochs: int | None = None,
-               device: str = "cpu", reports_dir=None, store_dir=None, reuse=True,
-               progress=True, scheduler: str | None = None, regimes=None,
-               side_by_side: bool = False, publish=False, force=False,
-               provenance_glued: bool = False, doses=None) -> StudyPage:
-    """A study page's first step (the module docstring lists the parameters): check every
-    parameter, once (the study, profile and regimes named are looked up here and passed down as
-    values), train or load the runs, measure them, write or read the tables (``tables_home``:
-    the committed ones only with ``publish``), show their provenance and glue ``<study>-seeds``
-    and ``<study>-epochs``. With ``side_by_side`` every regime of the report whose tables are
-    written (``protocol.shown_regimes``), each with its provenance. With ``provenance_glued`` the
-    provenance is glued as ``provenance-<study>`` for the page to place (below its first screen)
-    instead of shown first. ``doses`` (None: the method's) are those the e₁ edit is measured at:
-    a tweak of the analysis that re-reads the runs' weights and trains nothing; its tables are
-    never the committed ones."""
-    seeds, flags, store = _checked_common(seeds, store_dir, dict(
-        reuse=reuse, progress=progress, publish=publish, force=force))
-    s, prof = studies.study(study), profiles.profile(profile)
-    if regimes is not None and not side_by_side:
-        raise ParameterError("regimes", regimes, f"the {s.name} page shows one regime only")
-    if epochs is not None:
-        check_int("epochs", epochs, 1)
-    if regimes is not None:
-        regimes = shown_regimes(s, seeds, prof, epochs, None, regimes)  # checked, as values
-    check_device(device)
-    check_scheduler(scheduler)
-    doses = DOSES if doses is None else check_doses(doses)
-    if flags["publish"] and doses != DOSES:
-        raise ParameterError("doses", list(doses), "the committed tables are measured at the "
-                             f"method's doses ({', '.join(f'{d:g}' for d in DOSES)}); leave "
-                             "publish out, and the tables at these doses go to the scratch folder")
-    home = tables_home(reports_dir, store.root, s.paper_set(seeds, prof, epochs) and doses == DOSES,
-                       lambda root: written_regimes(s, seeds, prof, epochs, root, shown_regimes(
-                           s, seeds, prof, epochs, root, regimes)),
-                       flags["reuse"], flags["publish"], flags["force"])
-    page = StudyPage(s, seeds, home, store,
-                     home if reports_dir is not None and not committed(reports_dir) else REPORTS,
-                     profile=prof)
-    which = shown_regimes(s, seeds, prof, epochs, home, regimes) if side_by_side else [DEFAULT]
+def study_page(study, req: Request, provenance_glued: bool = False) -> StudyPage:
+    """A study page's first step, on the page's checked parameters (``req``, built by
+    ``request.request`` from its parameters cell): train or load the runs, measure them, write or
+    read the tables (``tables_home``: the committed ones only with ``publish``), show their
+    provenance and glue ``<study>-seeds`` and ``<study>-epochs``. A study shown side by side
+    (``Study.side_by_side``) shows every regime of the report whose tables are written
+    (``protocol.shown_regimes``), each with its provenance; another the default regime only, and
+    naming ``regimes`` for it is an error. With
+    ``provenance_glued`` the provenance is glued as ``provenance-<study>`` for the page to place
+    (below its first screen) instead of shown first. Doses other than the method's are a tweak of
+    the analysis that re-reads the runs' weights and trains nothing; their tables are never the
+    committed ones."""
+    one_line_parameter_errors()
+    s = studies.study(study)
+    if req.regimes is not None and not s.side_by_side:
+        raise ParameterError("regimes", [r.name for r in req.regimes],
+                             f"the {s.name} page shows one regime only")
+    shown = lambda root: shown_regimes(s, req.seeds, req.profile, req.epochs, root,  # noqa: E731
+                                       req.regimes)
+    home = tables_home(req.reports_dir, req.store.root,
+                       s.paper_set(req.seeds, req.profile, req.epochs) and req.doses == DOSES,
+                       lambda root: written_regimes(s, req.seeds, req.profile, req.epochs, root,
+                                                    shown(root)),
+                       req.reuse, req.publish, req.force)
+    page = StudyPage(s, req.seeds, home, req.store,
+                     home if req.reports_dir is not None and not committed(req.reports_dir)
+                     else REPORTS, profile=req.profile)
     notes: list[str] = []
-    for regime in which:
-        page.shown[regime] = compute_study(
-            s, seeds, prof, regime, epochs, reports_dir=home, store=store, device=device,
-            progress=flags["progress"], reuse=flags["reuse"], scheduler=scheduler,
-            publish=flags["publish"], doses=doses)
-        label = f"*{regime.title.capitalize()}.* " if side_by_side else ""
+    for regime in shown(home) if s.side_by_side else [DEFAULT]:
+        page.shown[regime] = compute_study(s, regime, req.at(home))
+        label = f"*{regime.title.capitalize()}.* " if s.side_by_side else ""
         page.provenance[regime] = _show(regime.reports(home) / s.name, s.name, label,
                                         notes if provenance_glued else None)
     if provenance_glued:
         glue(f"provenance-{s.name}", "\n\n".join(notes))
     glue_all(rerun_figures(s, list(page.shown)))
-    glue(f"{s.name}-seeds", seed_counts(s, seeds, list(page.shown)))
+    glue(f"{s.name}-seeds", seed_counts(s, req.seeds, list(page.shown)))
     glue(f"{s.name}-epochs", page.prov["epochs"])
     return page
 
@@ -294,13 +258,6 @@ def seed_counts(s: Study, seeds, shown) -> str:
     others = [f"{len(s.seeds_in(seeds, r))} in the {r.title}" for r in shown
               if len(s.seeds_in(seeds, r)) != n]
     return f"{n} ({'; '.join(others)})" if others else str(n)
-
-
-def _checked_common(seeds, store_dir, flags: dict):
-    """The checks every page's first cell shares: seeds, the flags, a writable store."""
-    one_line_parameter_errors()
-    return check_seeds(seeds), check_flags(**flags), RunStore(
-        check_writable("store_dir", RunStore(store_dir).root))
 
 
 def _show(where: Path, name: str, label: str = "", notes: list | None = None) -> dict:
@@ -316,24 +273,18 @@ def _show(where: Path, name: str, label: str = "", notes: list | None = None) ->
     return prov
 
 
-def essay_page(seeds, profile: str = "paper", epochs: int | None = None, device: str = "cpu",
-               reports_dir=None, store_dir=None, reuse=True, progress=True, publish=False,
-               force=False, provenance_glued: bool = False) -> dict[str, pd.DataFrame]:
-    """The essay page's first step: check the parameters, measure every stored run at these
-    seeds (or read the tables), show the provenance (or glue it as ``provenance-<essay>``, with
-    ``provenance_glued``); the committed tables only with ``publish``."""
-    seeds, flags, store = _checked_common(seeds, store_dir, dict(
-        reuse=reuse, progress=progress, publish=publish, force=force))
-    if epochs is not None:
-        check_int("epochs", epochs, 1)
-    check_device(device)
-    paper = seeds == PAPER_SEEDS and profile == "paper" and epochs is None
-    home = tables_home(reports_dir, store.root, paper, lambda root: written_for(
-        root / ESSAY, ESSAY, seeds, profile, essay_runs(seeds, profile, epochs, store)),
-        flags["reuse"], flags["publish"], flags["force"])
-    tables = run_geometry(seeds, profile, epochs=epochs, reports_dir=home, store=store,
-                          device=device, progress=flags["progress"], reuse=flags["reuse"],
-                          publish=flags["publish"])
+def essay_page(req: Request, provenance_glued: bool = False) -> dict[str, pd.DataFrame]:
+    """The essay page's first step, on the page's checked parameters (``req``): measure every
+    stored run at these seeds (or read the tables), show the provenance (or glue it as
+    ``provenance-<essay>``, with ``provenance_glued``); the committed tables only with
+    ``publish``."""
+    one_line_parameter_errors()
+    paper = req.seeds == PAPER_SEEDS and req.profile == PAPER and req.epochs is None
+    home = tables_home(req.reports_dir, req.store.root, paper, lambda root: written_for(
+        root / ESSAY, ESSAY, req.seeds, req.profile.name,
+        essay_runs(req.seeds, req.profile, req.epochs, req.store)),
+        req.reuse, req.publish, req.force)
+    tables = run_geometry(req.at(home))
     notes: list[str] = []
     _show(home / ESSAY, ESSAY, notes=notes if provenance_glued else None)
     if provenance_glued:
@@ -341,29 +292,26 @@ def essay_page(seeds, profile: str = "paper", epochs: int | None = None, device:
     return tables
 
 
-def scout_page(regimes, seeds, lengths, profile: str = "scout", reports_dir=None, store_dir=None,
-               reuse=True, progress=True, scheduler: str | None = None, publish=False,
-               force=False) -> tuple[dict[str, pd.DataFrame], Path]:
-    """The scout page's first step: check the parameters, run the scout (or read its tables),
-    show the provenance; the tables and the folder the page's other reads use (the committed
-    ``reports/`` or the folder the scout wrote to). The committed tables only with ``publish``."""
-    seeds, flags, store = _checked_common(seeds, store_dir, dict(
-        reuse=reuse, progress=progress, publish=publish, force=force))
-    names = list(scout.REGIMES) if regimes is None else list(regimes)
+def scout_page(req: Request, lengths) -> tuple[dict[str, pd.DataFrame], Path]:
+    """The scout page's first step, on the page's checked parameters (``req``, whose regimes are
+    those of the scout's catalogue, None for all) and the lengths it measures at: run the scout
+    (or read its tables), show the provenance; the tables and the folder the page's other reads
+    use (the committed ``reports/`` or the folder the scout wrote to). The committed tables only
+    with ``publish``."""
+    one_line_parameter_errors()
+    names = list(scout.REGIMES) if req.regimes is None else [r.name for r in req.regimes]
     for r in names:
         check_choice("regimes", r, tuple(scout.REGIMES))
     regimes = [scout.REGIMES[r] for r in names]
     lengths = check_lengths(lengths)
-    check_scheduler(scheduler)
-    profile = profiles.profile(profile)
-    paper = (names == list(scout.REGIMES) and seeds == list(scout.SEEDS)
-             and lengths == list(scout.LENGTHS) and profile == profiles.SCOUT)
-    controls = scout.scout_runs(regimes, seeds, ("control",), max(lengths), profile)
-    home = tables_home(reports_dir, store.root, paper, lambda root: scout.written(
-        root / scout.SCOUT, seeds, profile.name, controls, lengths),
-        flags["reuse"], flags["publish"], flags["force"])
-    tables = scout.run_scout(regimes, seeds, lengths, profile, reports_dir=home, store=store,
-                             progress=flags["progress"], reuse=flags["reuse"],
-                             scheduler=scheduler, publish=flags["publish"])
+    paper = (names == list(scout.REGIMES) and req.seeds == list(scout.SEEDS)
+             and lengths == list(scout.LENGTHS) and req.profile == profiles.SCOUT)
+    controls = scout.scout_runs(regimes, req.seeds, ("control",), max(lengths), req.profile)
+    home = tables_home(req.reports_dir, req.store.root, paper, lambda root: scout.written(
+        root / scout.SCOUT, req.seeds, req.profile.name, controls, lengths),
+        req.reuse, req.publish, req.force)
+    tables = scout.run_scout(regimes, req.seeds, lengths, req.profile, reports_dir=home,
+                             store=req.store, progress=req.progress, reuse=req.reuse,
+                             scheduler=req.scheduler, publish=req.publish)
     _show(home / scout.SCOUT, scout.SCOUT)
     return tables, home

@@ -34,4 +34,4 @@ def spikes_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 
 STUDY = Study("reference-baseline", (("falloff", "adam"),), sweep=True, derive=spikes_tables,
-              place=4)
+              side_by_side=True, place=4)

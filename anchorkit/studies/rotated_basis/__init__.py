@@ -66,4 +66,4 @@ def rotated_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 
 STUDY = Study("rotated-basis", (("falloff", "rotated"), ("falloff", "adam")), sweep=True,
-              derive=rotated_tables, place=3)
+              derive=rotated_tables, side_by_side=True, place=3)

@@ -1,0 +1,99 @@
+"""What a reader asks of a study, as one value: the seeds, profile and epochs of its runs, where
+they train, the run store, where its tables go, how its work is executed, the regimes its page
+shows and the doses its edit is measured at. ``request`` builds it from a page's parameters (or a
+script's), checking each once, here: below it every module reads the checked value. A page's
+first step reads its parameters cell by name (``from_cell``), so that every page's call is the
+same line but for the study it names.
+
+The parameters are listed on the Reproducibility page, *Re-running a study*
+(``notebooks/reproducibility.ipynb``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Mapping
+
+from anchorkit.core.config import (ParameterError, check_device, check_doses, check_flag,
+                                   check_int, check_seeds)
+from anchorkit.core.edit import DOSES
+from anchorkit.core.paths import check_writable
+from anchorkit.core.store import RunStore
+from anchorkit.executor import check_scheduler
+from anchorkit.profiles import PAPER, Profile, profile as resolve_profile
+from anchorkit.regimes import Regime, regime as resolve_regime
+
+
+@dataclass(frozen=True, eq=False)
+class Request:
+    """A checked request (build it with ``request``). ``reports_dir`` is where the tables go (None:
+    nowhere, the tables are returned only); a page sets it to its tables' home (``at``).
+    ``regimes``: the regimes a page shows (None: the report's whose tables are written)."""
+
+    seeds: list[int]
+    store: RunStore
+    profile: Profile = PAPER
+    epochs: int | None = None
+    device: str = "cpu"
+    reports_dir: str | Path | None = None  # as given (``page.tables_home`` resolves it)
+    reuse: bool = True
+    progress: bool = True
+    scheduler: str | None = None
+    regimes: tuple[Regime, ...] | None = None
+    publish: bool = False
+    force: bool = False
+    doses: tuple[float, ...] = DOSES
+
+    def at(self, folder) -> Request:
+        """The same request with its tables in ``folder``."""
+        return replace(self, reports_dir=folder)
+
+
+def request(seeds, profile="paper", epochs=None, device="cpu", reports_dir=None, store_dir=None,
+            reuse=True, progress=True, scheduler=None, regimes=None, publish=False, force=False,
+            doses=None) -> Request:
+    """A ``Request`` from a page's parameters, each checked here (a bad one is a
+    ``ParameterError`` naming it, before any work starts): ``profile`` and ``regimes`` by name
+    (or as values), ``store_dir`` a folder this process can write (or a ``RunStore``), ``doses``
+    None for the method's; the yes/no parameters as papermill passes them. Doses other than the
+    method's cannot be published (the committed tables are measured at the method's)."""
+    seeds = check_seeds(seeds)
+    flags = {name: check_flag(name, value) for name, value in dict(
+        reuse=reuse, progress=progress, publish=publish, force=force).items()}
+    store = store_dir if isinstance(store_dir, RunStore) else RunStore(store_dir)
+    check_writable("store_dir", store.root)
+    profile = resolve_profile(profile)
+    if epochs is not None:
+        check_int("epochs", epochs, 1)
+    regimes = check_regimes(regimes)
+    check_device(device)
+    check_scheduler(scheduler)
+    doses = DOSES if doses is None else check_doses(doses)
+    if flags["publish"] and doses != DOSES:
+        raise ParameterError("doses", list(doses), "the committed tables are measured at the "
+                             f"method's doses ({', '.join(f'{d:g}' for d in DOSES)}); leave "
+                             "publish out, and the tables at these doses go to the scratch folder")
+    return Request(seeds, store, profile, epochs, device, reports_dir, scheduler=scheduler,
+                   regimes=regimes, doses=doses, **flags)
+
+
+def check_regimes(regimes) -> tuple[Regime, ...] | None:
+    """Regimes named for a page to show, as values (None stays None); a ``ParameterError`` naming
+    ``regimes`` for anything but a non-empty list of known names."""
+    if regimes is None:
+        return None
+    if isinstance(regimes, (str, Regime)) or not hasattr(regimes, "__iter__") or not list(regimes):
+        raise ParameterError("regimes", regimes, "expected a list of regime names, or None")
+    return tuple(dict.fromkeys(resolve_regime(r) for r in regimes))
+
+
+PARAMETERS = tuple(inspect.signature(request).parameters)  # what a page's parameters cell may set
+
+
+def from_cell(namespace: Mapping) -> Request:
+    """The request of a page's parameters cell: ``request`` of every parameter the cell sets, read
+    by name from the notebook's namespace (``globals()``, after papermill's injected cell); one the
+    cell does not set keeps its default."""
+    return request(**{name: namespace[name] for name in PARAMETERS if name in namespace})
