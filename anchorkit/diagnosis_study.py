@@ -4,7 +4,9 @@ beside the parts already there (the folder lands whole, with one provenance list
 the runs each read). Parts: ``rank`` (``rank``: the probe and the rank curves), ``overlap``
 (``overlap``), ``mirror`` (``symmetry``), and ``notable``: the directions of note of every run of
 the rotated-basis study (``directions.notable_table``), which the report page reads rather than
-computing them from weights.
+computing them from weights. The parts that measure run by run (rank, the second family, the
+overlap's curves, the mirror check) are a task per run on the executor (``executor.each``: in-process or on Dask, ``scheduler`` as a
+study's), each with the tasks' thread count, so that their tables do not depend on where they ran.
 """
 
 from __future__ import annotations
@@ -13,11 +15,10 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from tqdm.std import tqdm
 
 from anchorkit import diagnosis
 from anchorkit.measures.directions import notable_table
-from anchorkit.executor import THREADS, threads
+from anchorkit.executor import THREADS, each, threads
 from anchorkit.overlap import overlap_study
 from anchorkit.profiles import PAPER
 from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
@@ -66,15 +67,15 @@ def _runs_of(prov: dict, regime) -> dict:
 
 
 def run_mirror(reports_dir, steps: int, seeds=None, publish: bool = False,
-               progress: bool = True, regimes=None) -> dict[str, pd.DataFrame]:
+               progress: bool = True, regimes=None, scheduler: str | None = None
+               ) -> dict[str, pd.DataFrame]:
     """Part 3 in every regime of the diagnosis (or those named): the ``mirror`` table, at each
     regime's paper seeds (``seeds_of``) unless ``seeds`` are given."""
     out = {}
     for regime in regimes or diagnosis.REGIMES:
         t0, source = time.perf_counter(), source_state()
         seeds_here = seeds if seeds is not None else seeds_of(regime)
-        with threads(THREADS):  # as a study's tasks: the tables do not depend on the cores
-            table = mirror_table(regime, seeds_here, steps, progress)
+        table = mirror_table(regime, seeds_here, steps, progress, scheduler)
         runs = [run_config(s, r, o, PAPER, regime) for s in seeds_here
                 for r in ("control", "falloff") for o in ("rotated", "adam")]
         write_part(reports_dir, regime, "mirror", {"mirror": table}, runs,
@@ -85,12 +86,12 @@ def run_mirror(reports_dir, steps: int, seeds=None, publish: bool = False,
 
 
 def run_overlap(reports_dir, regime: Regime, store=None, publish: bool = False,
-                progress: bool = True) -> dict[str, pd.DataFrame]:
+                progress: bool = True, scheduler: str | None = None) -> dict[str, pd.DataFrame]:
     """Part 2 in one report regime, on its rotated-basis study's published controls."""
     t0, source = time.perf_counter(), source_state()
     store = store if store is not None else RunStore()
-    with threads(THREADS):
-        tables = overlap_study(regime, reports_dir, store, progress)
+    with threads(THREADS):  # as the tasks: the tables do not depend on the cores
+        tables = overlap_study(regime, reports_dir, store, progress, scheduler)
     runs = [c for c in ROTATED_BASIS.runs(PAPER_SEEDS, PAPER, regime) if c.recipe == "control"]
     write_part(reports_dir, regime, "overlap", tables, runs, time.perf_counter() - t0, source,
                publish)
@@ -103,22 +104,31 @@ def _published_runs(regime: Regime, reports_dir):
     return ROTATED_BASIS.runs(PAPER_SEEDS, PAPER, regime), tables
 
 
-def run_rank(reports_dir, regime: Regime, store=None, publish: bool = False, progress: bool = True
-             ) -> dict[str, pd.DataFrame]:
+def rank_task(cfg, store) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One run's rank curves and probe rows (``rank.rank_curves``), on its stored weights."""
+    with threads(THREADS):
+        return rank_curves(cfg, store.load_final(cfg))
+
+
+def family_task(cfg, store, family: str, random: pd.DataFrame) -> pd.DataFrame:
+    """One run's curves by rank for another family (``rank.family_curves``), on its stored
+    weights."""
+    with threads(THREADS):
+        return family_curves(cfg, store.load_final(cfg), family, random)
+
+
+def run_rank(reports_dir, regime: Regime, store=None, publish: bool = False, progress: bool = True,
+             scheduler: str | None = None) -> dict[str, pd.DataFrame]:
     """Part 1 in one report regime, on the published weights of its rotated-basis study (every
     falloff run and control, both arms): the ``probe``, ``rank_curves``, ``ranks``,
     ``rank_verdicts`` and ``probe_verdicts`` tables."""
     t0, source = time.perf_counter(), source_state()
     store = store if store is not None else RunStore()
     runs, _ = _published_runs(regime, reports_dir)
-    curves, probes = [], []
-    with threads(THREADS):
-        for cfg in tqdm(runs, desc=f"rank curves ({regime.name})", disable=not progress):
-            c, p = rank_curves(cfg, store.load_final(cfg))
-            curves.append(c)
-            probes.append(p)
-    curves = pd.concat(curves, ignore_index=True)
-    probes = pd.concat(probes, ignore_index=True)
+    measured = each(rank_task, runs, store, scheduler=scheduler, progress=progress,
+                    desc=f"rank curves ({regime.name})")
+    curves = pd.concat([c for c, _ in measured], ignore_index=True)
+    probes = pd.concat([p for _, p in measured], ignore_index=True)
     ranks = ranks_table(curves)
     name = regime.name
     tables = {"rank_curves": curves.assign(regime=name), "probe": probes.assign(regime=name),
@@ -131,7 +141,8 @@ def run_rank(reports_dir, regime: Regime, store=None, publish: bool = False, pro
 
 
 def run_family(reports_dir, regime: Regime, family: str = diagnosis.SECOND_FAMILY, store=None,
-               publish: bool = False, progress: bool = True) -> dict[str, pd.DataFrame]:
+               publish: bool = False, progress: bool = True, scheduler: str | None = None
+               ) -> dict[str, pd.DataFrame]:
     """Part 1 with another family of erasure directions (``diagnosis.FAMILIES``), on the published
     weights of the regime's falloff runs, beside part 1's random subspaces (its committed
     ``rank_curves``): the ``<family>_curves``, ``<family>_ranks`` and ``<family>_verdicts``
@@ -140,10 +151,9 @@ def run_family(reports_dir, regime: Regime, family: str = diagnosis.SECOND_FAMIL
     store = store if store is not None else RunStore()
     random = read_tables(Path(regime.reports(reports_dir)) / STUDY)["rank_curves"]
     runs = [c for c in _published_runs(regime, reports_dir)[0] if c.recipe != "control"]
-    with threads(THREADS):
-        curves = pd.concat([family_curves(cfg, store.load_final(cfg), family, random) for cfg in
-                            tqdm(runs, desc=f"{family} family ({regime.name})",
-                                 disable=not progress)], ignore_index=True)
+    curves = pd.concat(each(family_task, runs, store, family, random, scheduler=scheduler,
+                            progress=progress, desc=f"{family} family ({regime.name})"),
+                       ignore_index=True)
     ranks = ranks_table(curves)
     name = regime.name
     tables = {f"{family}_curves": curves.assign(regime=name),

@@ -237,6 +237,17 @@ def execute(graph: Graph, scheduler: str | None = None, progress: bool = True,
             bar.close()
 
 
+def each(fn: Callable, items, *shared, scheduler: str | None = None, progress: bool = True,
+         desc: str = "work", measured: str = "runs") -> list:
+    """``fn(item, *shared)`` for every item, one output task each, through ``execute`` (in-process
+    or on Dask, as ``scheduler`` says): the results in the items' order. For work that is a task
+    per run and no training (the essay's measurements, the diagnosis's parts)."""
+    g = Graph()
+    for i, item in enumerate(items):
+        g.output(f"{desc}-{i}", fn, item, *shared)
+    return list(execute(g, scheduler, progress, desc=desc, measured=measured).values())
+
+
 def _on_dask(client, graph: Graph, tick) -> dict[str, object]:
     from distributed import as_completed  # only for a cluster (see local_cluster)
 

@@ -19,9 +19,9 @@ import math
 import numpy as np
 import pandas as pd
 import torch
-from tqdm.std import tqdm
 
 from anchorkit.core.config import RunConfig, generator
+from anchorkit.executor import THREADS, each, threads
 from anchorkit.diagnosis import (ALPHA, AT, DRAWS, OVERLAPS, SOURCE_STRENGTH, TARGETS,
                                  WEAK_STRENGTH)
 from anchorkit.measures.directions import notable_table
@@ -181,24 +181,31 @@ def relations(targets: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def overlap_study(regime: Regime, reports_dir, store, progress: bool = True
-                  ) -> dict[str, pd.DataFrame]:
+def overlap_task(target: tuple, store) -> pd.DataFrame:
+    """One control's overlap curves (``overlap_curves``) on its stored weights: ``target`` is the
+    control's configuration, its targets (``TARGETS``) and its own basis."""
+    cfg, targets, basis = target
+    with threads(THREADS):
+        return overlap_curves(cfg, store.load_final(cfg), targets, basis)
+
+
+def overlap_study(regime: Regime, reports_dir, store, progress: bool = True,
+                  scheduler: str | None = None) -> dict[str, pd.DataFrame]:
     """Part 2 for one report regime, on the published weights of its rotated-basis study's
     controls (both arms) and that study's committed tables: the controls' targets, the overlap
-    curves, their verdicts and the overlap relations."""
+    curves (a task per control on the executor, ``executor.each``), their verdicts and the
+    overlap relations."""
     tables = read_tables(regime.reports(reports_dir) / ROTATED_BASIS.name)
     runs = ROTATED_BASIS.runs(PAPER_SEEDS, PAPER, regime)
     by_name = {c.name: c for c in runs}
     notable = notable_table(runs, tables["spectra"], tables["basis"], store, roles=("control",))
     bases = {c.name: own_basis(c)[1] for c in runs if c.recipe == "control"}
     targets = control_targets(tables["results"], tables["basis"], notable, bases)
-    curves = []
-    for _, t in tqdm(list(targets.iterrows()), desc=f"overlap curves ({regime.name})",
-                     disable=not progress):
-        cfg = by_name[t.run]
-        curves.append(overlap_curves(cfg, store.load_final(cfg),
-                                     {k: t[k] for k in TARGETS}, bases[t.run]))
-    curves = pd.concat(curves, ignore_index=True).assign(regime=regime.name)
+    todo = [(by_name[t.run], {k: t[k] for k in TARGETS}, bases[t.run])
+            for _, t in targets.iterrows()]
+    curves = pd.concat(each(overlap_task, todo, store, scheduler=scheduler, progress=progress,
+                            desc=f"overlap curves ({regime.name})", measured="controls"),
+                       ignore_index=True).assign(regime=regime.name)
     return {"overlap_targets": targets.assign(regime=regime.name), "overlap": curves,
             "overlap_verdicts": verdicts(curves),
             "relation": relations(targets).assign(regime=regime.name)}

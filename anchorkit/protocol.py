@@ -1,7 +1,7 @@
 """Running a study as a request asks (``request.Request``): train (or load) its runs, measure
 every pair and write its tables, through the one graph path (``Study.graph`` on ``executor``);
 which regimes its page shows; and the essay's measurements on the stored runs of the paper's
-studies, through the same executor (``essay_graph``).
+studies, a task per run on the same executor (``executor.each``).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import pandas as pd
 from anchorkit.measures import geometry
 from anchorkit.core.config import RunConfig
 from anchorkit.core.edit import DOSES
-from anchorkit.executor import THREADS, Graph, execute, threads
+from anchorkit.executor import THREADS, each, execute, threads
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.provenance import read_tables, source_state, write_study, written_for
 from anchorkit.regimes import DEFAULT, REPORT, WEAK, Regime, regime as resolve_regime
 from anchorkit.core.store import RunStore
 from anchorkit.request import Request, request
 from anchorkit.studies import STUDIES, Study, runs_of, study
-from anchorkit.core.train import train
+from anchorkit.core.train import load_run
 
 
 # ---------------------------------------------------------------------- executing a study
@@ -129,7 +129,7 @@ def essay_task(cfg: RunConfig, store, device: str) -> dict[str, pd.DataFrame]:
     """One stored run's rows of the essay's tables: ``heads`` at its initial and final weights and
     at the snapshots the store keeps between them, and ``layers`` of every kind of map."""
     with threads(THREADS):
-        run = train([cfg], store, device=device, progress=False)[0]  # finished: loads it
+        run = load_run(cfg, store)  # stored and finished: the essay trains nothing
         snapshots = {cfg.hash: {e: store.load_snapshot(cfg, e) for e in store.snapshot_epochs(cfg)
                                 if 0 < e < cfg.epochs}}  # epoch 0 is the initial weights
         return {"heads": geometry.head_table([run], device=device, snapshots=snapshots),
@@ -137,20 +137,12 @@ def essay_task(cfg: RunConfig, store, device: str) -> dict[str, pd.DataFrame]:
                    for k in geometry.MAP_KINDS}}
 
 
-def essay_graph(runs: list[RunConfig], store, device: str = "cpu") -> Graph:
-    """The essay's work: a task per stored run (``essay_task``), every one an output."""
-    g = Graph()
-    for c in runs:
-        g.output(f"essay-{c.hash}", essay_task, c, store, device)
-    return g
-
-
 def run_geometry(req: Request) -> dict[str, pd.DataFrame]:
     """The essay's measurements (the essay's page, notebooks/geometry-of-anchors.ipynb) on every
-    stored run at the request's seeds, through the one graph path (``essay_graph`` on
-    ``executor``): ``heads`` (per head and stage) and ``layers`` (per layer and measure, W_OV and
-    W_QK, each kind's rows run by run), written to ``req.reports_dir/geometry-of-anchors/`` with
-    ``provenance.json``."""
+    stored run at the request's seeds, a task per run (``essay_task``) through the executor
+    (``executor.each``): ``heads`` (per head and stage) and ``layers`` (per layer and measure,
+    W_OV and W_QK, each kind's rows run by run), written to
+    ``req.reports_dir/geometry-of-anchors/`` with ``provenance.json``."""
     t0 = time.perf_counter()
     source = source_state()
     runs = essay_runs(req.seeds, req.profile, req.epochs, req.store)
@@ -161,9 +153,8 @@ def run_geometry(req: Request) -> dict[str, pd.DataFrame]:
     if req.reuse and where is not None and written_for(where, ESSAY, req.seeds, req.profile.name,
                                                        runs):
         return read_tables(where)
-    graph = essay_graph(runs, req.store, req.device)
-    measured = [m for m in execute(graph, req.scheduler, req.progress, desc=ESSAY,
-                                   measured="runs").values()]
+    measured = each(essay_task, runs, req.store, req.device, scheduler=req.scheduler,
+                    progress=req.progress, desc=ESSAY)
     out = {"heads": pd.concat([m["heads"] for m in measured], ignore_index=True),
            "layers": pd.concat([m[k] for k in geometry.MAP_KINDS for m in measured],
                                ignore_index=True)}

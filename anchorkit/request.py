@@ -1,9 +1,9 @@
 """What a reader asks of a study, as one value: the seeds, profile and epochs of its runs, where
 they train, the run store, where its tables go, how its work is executed, the regimes its page
 shows and the doses its edit is measured at. ``request`` builds it from a page's parameters (or a
-script's), checking each once, here: below it every module reads the checked value. A page's
-first step reads its parameters cell by name (``from_cell``), so that every page's call is the
-same line but for the study it names.
+script's), checking each once, here: below it every module reads the checked value. A page
+reads its parameters cell by name into one (``pages.page.from_cell``), so that every page's
+call is the same line but for the study it names.
 
 The parameters are listed on the Reproducibility page, *Re-running a study*
 (``notebooks/reproducibility.ipynb``).
@@ -14,7 +14,6 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
 
 from anchorkit.core.config import (ParameterError, check_device, check_doses, check_flag,
                                    check_int, check_seeds)
@@ -89,11 +88,5 @@ def check_regimes(regimes) -> tuple[Regime, ...] | None:
     return tuple(dict.fromkeys(resolve_regime(r) for r in regimes))
 
 
+
 PARAMETERS = tuple(inspect.signature(request).parameters)  # what a page's parameters cell may set
-
-
-def from_cell(namespace: Mapping) -> Request:
-    """The request of a page's parameters cell: ``request`` of every parameter the cell sets, read
-    by name from the notebook's namespace (``globals()``, after papermill's injected cell); one the
-    cell does not set keeps its default."""
-    return request(**{name: namespace[name] for name in PARAMETERS if name in namespace})

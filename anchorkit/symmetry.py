@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import pandas as pd
 import torch
-from tqdm.std import tqdm
 
 from anchorkit.core.config import RunConfig
 from anchorkit.diagnosis import MIRROR_TOL
+from anchorkit.executor import THREADS, each, threads
 from anchorkit.core.model import Transformer, haar_rotation, residual_axis
 from anchorkit.core.optim import BasisAdam
 from anchorkit.core.optimizers import PLAIN_ADAM, of
@@ -84,16 +84,22 @@ def mirror_gap(cfg: RunConfig, steps: int) -> float:
     return max(float((rotated_adam[k] - back[k]).abs().max()) for k in rotated_adam)
 
 
-def mirror_table(regime, seeds, steps: int, progress: bool = True):
-    """The check for every seed and recipe (control, falloff) of a report regime's paper runs:
-    one row each with the largest |Δ weight| after ``steps`` steps and whether it is within
-    ``diagnosis.MIRROR_TOL`` (equal step for step)."""
-    rows = []
-    todo = [(s, r) for s in seeds for r in ("control", "falloff")]
-    for seed, rec in tqdm(todo, desc=f"mirror check ({regime.name})", disable=not progress):
-        cfg = run_config(seed, rec, "rotated", PAPER, regime)
-        gap = mirror_gap(cfg, steps)
-        rows.append({"regime": regime.name, "seed": seed, "recipe": rec, "steps": steps,
-                     "largest_gap": gap, "equal": gap <= MIRROR_TOL})
-    return pd.DataFrame(rows)
+def mirror_row(item: tuple[int, str], regime, steps: int) -> dict:
+    """The check for one (seed, recipe) of a report regime's paper runs: the largest |Δ weight|
+    after ``steps`` steps and whether it is within ``diagnosis.MIRROR_TOL`` (equal step for
+    step), with the tasks' thread count."""
+    seed, rec = item
+    with threads(THREADS):
+        gap = mirror_gap(run_config(seed, rec, "rotated", PAPER, regime), steps)
+    return {"regime": regime.name, "seed": seed, "recipe": rec, "steps": steps,
+            "largest_gap": gap, "equal": gap <= MIRROR_TOL}
 
+
+def mirror_table(regime, seeds, steps: int, progress: bool = True,
+                 scheduler: str | None = None) -> pd.DataFrame:
+    """The check for every seed and recipe (control, falloff) of a report regime's paper runs,
+    one row each (``mirror_row``), a task each on the executor (``executor.each``)."""
+    todo = [(s, r) for s in seeds for r in ("control", "falloff")]
+    return pd.DataFrame(each(mirror_row, todo, regime, steps, scheduler=scheduler,
+                             progress=progress, desc=f"mirror check ({regime.name})",
+                             measured="checks"))

@@ -11,6 +11,7 @@ import pytest
 
 from anchorkit import executor
 from anchorkit.core.store import RunStore
+from anchorkit.profiles import QUICK
 from anchorkit.protocol import run_study
 from anchorkit.studies import study, study_pairs, study_runs
 from anchorkit.provenance import read_tables
@@ -119,3 +120,34 @@ def test_an_unknown_scheduler_address_fails_with_its_address():
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
         with pytest.raises(ParameterError, match="'scheduler' = 'tcp://127.0.0.1:9': no Dask"):
             execute(g, scheduler="tcp://127.0.0.1:9", progress=False)
+
+
+def test_each_is_a_task_per_item_in_the_items_order():
+    out = executor.each(divmod, [7, 9, 11], 4, scheduler=executor.IN_PROCESS, progress=False)
+    assert out == [(1, 3), (2, 1), (2, 3)]
+    assert executor.each(divmod, [], 4, scheduler=executor.IN_PROCESS, progress=False) == []
+
+
+def test_the_essays_tables_through_the_executor_are_its_measures_run_by_run(tmp_path):
+    """The essay's tables (``protocol.run_geometry``, a task per stored run) hold, run by run,
+    what the essay's measures give on each run's stored weights, every kind of map's rows
+    after the heads', in the runs' order."""
+    from anchorkit.core.train import load_run
+    from anchorkit.measures import geometry
+    from anchorkit.protocol import essay_runs, run_geometry
+    from anchorkit.request import request
+
+    store = RunStore(tmp_path / "store", published=None)
+    run_study("control", [4, 5], profile="quick", epochs=1, store=store, progress=False,
+              scheduler=executor.IN_PROCESS)
+    runs = essay_runs([4, 5], QUICK, 1, store)
+    assert len(runs) == 2
+    got = run_geometry(request([4, 5], "quick", 1, store_dir=store, progress=False,
+                               scheduler=executor.IN_PROCESS))
+    loaded = [load_run(c, store) for c in runs]
+    with executor.threads(executor.THREADS):
+        heads = pd.concat([geometry.head_table([r]) for r in loaded], ignore_index=True)
+        layers = pd.concat([geometry.layer_table([r], kind=k) for k in geometry.MAP_KINDS
+                            for r in loaded], ignore_index=True)
+    pd.testing.assert_frame_equal(got["heads"], heads, check_exact=True)
+    pd.testing.assert_frame_equal(got["layers"], layers, check_exact=True)

@@ -90,6 +90,31 @@ def test_the_executor_knows_graphs_and_tasks_not_studies():
     assert not import_graph()["executor"] & {"studies", "pairs", "pipeline", "scout", "derived"}
 
 
+def trainers(sources: dict[str, str]) -> set[str]:
+    """The modules (by name, from their source) that import ``train`` from ``core.train``: the
+    ones that can train a run."""
+    out = set()
+    for name, text in sources.items():
+        for node in ast.walk(ast.parse(text)):
+            if (isinstance(node, ast.ImportFrom) and node.module == "anchorkit.core.train"
+                    and any(a.name == "train" for a in node.names)):
+                out.add(name)
+    return out
+
+
+def test_the_trainer_finder_finds_a_planted_trainer():
+    planted = {"essay": "from anchorkit.core.train import load_model, train\n",
+               "rank": "from anchorkit.core.train import load_model\n"}
+    assert trainers(planted) == {"essay"}
+
+
+def test_every_run_is_trained_through_the_executor():
+    """One graph path: a run is trained only by the executor's training task (a study's graph,
+    the scout's); everything else loads stored runs (``core.train.load_run``)."""
+    sources = {name: path.read_text() for name, path in modules().items()}
+    assert trainers(sources) == {"executor"}
+
+
 # The layers, lowest first, folder by folder: a module reads its own layer and those below it.
 # ``core`` knows runs, ``measures`` functions of runs and tables, the studies' layer (every other
 # module: the registry, its folders, the protocol, the ledger, the diagnosis …) runs and judges

@@ -171,8 +171,8 @@ def test_every_committed_study_follows_from_its_registry_entry(r, tmp_path):
 
 def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monkeypatch):
     """From a notebook's parameters cell to the runs trained: the seeds checked once, where the
-    request is built (``request.from_cell``); the study looked up once; the modules below read
-    the request's checked values."""
+    request is built (``pages.page.from_cell``, ``request.request``); the study looked up once; the
+    modules below read the request's checked values."""
     import anchorkit.core.config as config
     import anchorkit.request as request
     import anchorkit.study as study_module
@@ -195,7 +195,7 @@ def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monke
     monkeypatch.setattr(page, "glue", lambda *a, **k: None)  # no notebook here
     cell = dict(seeds=[3], profile="quick", epochs=1, reports_dir=tmp_path / "r",
                 store_dir=tmp_path / "s", progress=False, page=page)  # ``page``: not a parameter
-    shown = page.study_page("control", request.from_cell(cell))
+    shown = page.study_page("control", page.from_cell(cell))
     assert calls == {"seeds": 1, "study": 1}
     assert list(shown.shown) == [WEAK] and list(shown.tables["results"].seed) == [3]
 
@@ -203,8 +203,8 @@ def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monke
 def test_a_parameters_cell_is_read_by_name_and_checked_once():
     """``from_cell`` reads the parameters a cell sets (the rest keep their defaults) and names a
     bad one before any work; a page that shows one regime refuses ``regimes``."""
-    from anchorkit.pages.page import study_page
-    from anchorkit.request import PARAMETERS, from_cell, request
+    from anchorkit.pages.page import from_cell, study_page
+    from anchorkit.request import PARAMETERS, request
 
     assert from_cell({"seeds": [3], "unrelated": 1}).profile == PAPER
     got = from_cell({"seeds": [3], "profile": "quick", "doses": [0.5, 1], "reuse": "no",

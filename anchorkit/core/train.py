@@ -140,13 +140,14 @@ def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: s
     configs = _check_configs(configs)
     check_device(device)
     kernels.check()
-    done = {c.hash: _load(c, store) for c in configs if store is not None and store.has_final(c)}
+    done = {c.hash: load_run(c, store) for c in configs
+            if store is not None and store.has_final(c)}
     todo = [c for c in configs if c.hash not in done]
     with store.writing(todo) if store is not None and todo else contextlib.nullcontext():
         pending: dict[tuple, list] = {}
         for cfg in todo:
             if store is not None and store.has_final(cfg):  # another writer finished it meanwhile
-                done[cfg.hash] = _load(cfg, store)
+                done[cfg.hash] = load_run(cfg, store)
                 continue
             ckpt = store.load_checkpoint(cfg) if store is not None else None
             start = ckpt["epoch"] if ckpt else 0
@@ -158,9 +159,9 @@ def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: s
     return [done[c.hash] for c in configs]
 
 
-def _load(cfg: RunConfig, store: RunStore) -> TrainedRun:
-    """A finished run from the store (a published run has no initial weights on disk: they are
-    re-derived from the seed)."""
+def load_run(cfg: RunConfig, store: RunStore) -> TrainedRun:
+    """A finished run from the store, trained by nothing (a published run has no initial weights
+    on disk: they are re-derived from the seed)."""
     initial = store.load_initial(cfg) if store.has_initial(cfg) else initial_state(cfg)
     return TrainedRun(cfg, initial, store.load_final(cfg), store.load_trajectory(cfg))
 

@@ -1,6 +1,7 @@
-"""What every study page does first: show a bad parameter as one line instead of a traceback,
-find where its tables live, train or load its runs and measure them (``study_page``), say where
-its tables came from, and glue the figures its prose quotes.
+"""What every study page does first: read its parameters cell into one checked request
+(``from_cell``; a bad parameter is one line instead of a traceback), find where its tables live,
+train or load its runs and measure them as the request asks (``study_page``), say where its
+tables came from, and glue the figures its prose quotes.
 
 The parameters a study page takes (its first cell, which papermill replaces) are listed on the
 Reproducibility page, *Re-running a study* (``notebooks/reproducibility.ipynb``).
@@ -29,7 +30,7 @@ from anchorkit.regimes import DEFAULT, REPORT, Regime
 from anchorkit.core.store import REPO, StoreError
 from anchorkit.protocol import (ESSAY, compute_study, essay_runs, run_geometry, shown_regimes,
                                 written_regimes)
-from anchorkit.request import Request
+from anchorkit.request import PARAMETERS, Request, request
 from anchorkit.studies import PAPER_SEEDS, Study
 
 REPORTS = REPO / "reports"
@@ -210,18 +211,25 @@ def report_regimes(shown) -> list[Regime]:
     return list(dict.fromkeys([*REPORT, *shown]))
 
 
+def from_cell(namespace: Mapping) -> Request:
+    """A page's request from its parameters cell: ``request.request`` of every parameter the cell
+    sets (``request.PARAMETERS``), read by name from the notebook's namespace (``globals()``,
+    after papermill's injected cell); one the cell does not set keeps its default. A bad one is
+    the page's one line of error (``one_line_parameter_errors``)."""
+    one_line_parameter_errors()
+    return request(**{name: namespace[name] for name in PARAMETERS if name in namespace})
+
+
 def study_page(study, req: Request, provenance_glued: bool = False) -> StudyPage:
-    """A study page's first step, on the page's checked parameters (``req``, built by
-    ``request.request`` from its parameters cell): train or load the runs, measure them, write or
-    read the tables (``tables_home``: the committed ones only with ``publish``), show their
-    provenance and glue ``<study>-seeds`` and ``<study>-epochs``. A study shown side by side
-    (``Study.side_by_side``) shows every regime of the report whose tables are written
-    (``protocol.shown_regimes``), each with its provenance; another the default regime only, and
-    naming ``regimes`` for it is an error. With
-    ``provenance_glued`` the provenance is glued as ``provenance-<study>`` for the page to place
-    (below its first screen) instead of shown first. Doses other than the method's are a tweak of
-    the analysis that re-reads the runs' weights and trains nothing; their tables are never the
-    committed ones."""
+    """A study page's first step, on the page's checked parameters (``req``, ``from_cell``): train
+    or load the runs, measure them, write or read the tables (``tables_home``: the committed ones
+    only with ``publish``), show their provenance and glue ``<study>-seeds`` and ``<study>-epochs``.
+    A study shown side by side (``Study.side_by_side``) shows every regime of the report whose
+    tables are written (``protocol.shown_regimes``), each with its provenance; another the default
+    regime only, and naming ``regimes`` for it is an error. With ``provenance_glued`` the provenance
+    is glued as ``provenance-<study>`` for the page to place (below its first screen) instead of
+    shown first. Doses other than the method's are a tweak of the analysis that re-reads the runs'
+    weights and trains nothing; their tables are never the committed ones."""
     one_line_parameter_errors()
     s = studies.study(study)
     if req.regimes is not None and not s.side_by_side:
@@ -310,8 +318,6 @@ def scout_page(req: Request, lengths) -> tuple[dict[str, pd.DataFrame], Path]:
     home = tables_home(req.reports_dir, req.store.root, paper, lambda root: scout.written(
         root / scout.SCOUT, req.seeds, req.profile.name, controls, lengths),
         req.reuse, req.publish, req.force)
-    tables = scout.run_scout(regimes, req.seeds, lengths, req.profile, reports_dir=home,
-                             store=req.store, progress=req.progress, reuse=req.reuse,
-                             scheduler=req.scheduler, publish=req.publish)
+    tables = scout.compute_scout(regimes, lengths, req.at(home))
     _show(home / scout.SCOUT, scout.SCOUT)
     return tables, home

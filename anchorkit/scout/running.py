@@ -10,14 +10,13 @@ from pathlib import Path
 import pandas as pd
 
 from anchorkit import regimes as _regimes
-from anchorkit.core.config import RunConfig, check_lengths, check_seeds
+from anchorkit.core.config import RunConfig, check_lengths
 from anchorkit.executor import THREADS, Graph, add_training, execute, threads
 from anchorkit.pairs import Pair, measure_pair
 from anchorkit.profiles import SCOUT as SCOUT_PROFILE
 from anchorkit.profiles import Profile
-from anchorkit.profiles import profile as resolve_profile
 from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
-from anchorkit.core.store import RunStore
+from anchorkit.request import Request, request
 from anchorkit.scout.measuring import premise
 from anchorkit.scout.rule import (LENGTHS, REGIMES, SEEDS, anchors_met, decide, regime_levels,
                                   scout_runs, seed_levels)
@@ -96,23 +95,30 @@ def written(where, seeds, profile: str, controls: list[RunConfig], lengths) -> b
 def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile="scout",
               reports_dir=None, store=None, progress: bool = True, reuse: bool = False,
               scheduler: str | None = None, publish: bool = False) -> dict[str, pd.DataFrame]:
-    """Train and measure the scout's controls, judge them by DECISION_RULE, and while the rule's
-    candidate has no falloff runs, train and measure them (a candidate whose falloff misses the
-    anchor criteria passes the turn to the next). Writes to ``reports_dir/optimizer-scout/``:
-    ``premise`` (per control and length), ``where`` (where each control's top direction holds
-    its energy), ``levels`` (per regime, length and seed), ``regimes`` (per regime and length),
-    ``anchors`` (falloff against control, for the regimes the rule reached) and ``decision``.
-    ``regimes`` and ``profile`` are names or values (resolved here, once)."""
+    """The scout (``compute_scout``) from names or values, an entry point for scripts: the
+    regimes looked up, the lengths checked, the rest checked by ``request.request``."""
+    return compute_scout([_regimes.regime(r) for r in regimes], check_lengths(list(lengths)),
+                         request(list(seeds), profile, reports_dir=reports_dir, store_dir=store,
+                                 reuse=reuse, progress=progress, scheduler=scheduler,
+                                 publish=publish))
+
+
+def compute_scout(regimes: list, lengths: list[int], req: Request) -> dict[str, pd.DataFrame]:
+    """Train and measure the scout's controls in ``regimes`` at the request's seeds and profile,
+    judge them by DECISION_RULE, and while the rule's candidate has no falloff runs, train and
+    measure them (a candidate whose falloff misses the anchor criteria passes the turn to the
+    next). Writes to ``req.reports_dir/optimizer-scout/``: ``premise`` (per control and length),
+    ``where`` (where each control's top direction holds its energy), ``levels`` (per regime,
+    length and seed), ``regimes`` (per regime and length), ``anchors`` (falloff against control,
+    for the regimes the rule reached) and ``decision``."""
     t0 = time.perf_counter()
     source = source_state()
-    seeds = check_seeds(list(seeds))
-    lengths = check_lengths(list(lengths))
-    regimes = [_regimes.regime(r) for r in regimes]
-    profile = resolve_profile(profile)
-    store = store if store is not None else RunStore()
+    seeds, profile, store = req.seeds, req.profile, req.store
+    scheduler, progress = req.scheduler, req.progress
     graph, runs = scout_graph(regimes, seeds, lengths, store, profile)
-    where_dir = Path(reports_dir) / SCOUT if reports_dir is not None else None
-    if reuse and where_dir is not None and written(where_dir, seeds, profile.name, runs, lengths):
+    where_dir = Path(req.reports_dir) / SCOUT if req.reports_dir is not None else None
+    if req.reuse and where_dir is not None and written(where_dir, seeds, profile.name, runs,
+                                                       lengths):
         return read_tables(where_dir)
     out = execute(graph, scheduler, progress, desc=SCOUT, measured="measurements")
     tables = {"premise": pd.DataFrame([row for row, _ in out.values()]),
@@ -134,5 +140,5 @@ def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile="sco
     tables["decision"] = pd.DataFrame([d])
     if where_dir is not None:
         write_study(where_dir, tables, SCOUT, seeds, profile.name, runs, time.perf_counter() - t0,
-                    source, publish=publish)
+                    source, publish=req.publish)
     return tables
