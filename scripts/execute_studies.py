@@ -32,28 +32,18 @@ from pathlib import Path
 
 import papermill as pm
 
-from anchorkit import scout
-from anchorkit.provenance import written_for
+from anchorkit.pages.catalogue import CATALOGUE
 from anchorkit.regimes import REPORT, regime as resolve_regime
-from anchorkit.protocol import ESSAY, essay_runs
-from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs
+from anchorkit.studies import STUDIES
 
-PAGES_ONLY = ("diagnosis", "reproduction-ledger", "reproducibility")  # pages that execute like a study but train nothing
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "book" / "studies"
 
 
 def computed(study: str) -> bool:
-    """Whether ``reports/<study>/`` holds the study's paper-scale tables (its default seeds)."""
-    if study == scout.SCOUT:
-        return scout.written(ROOT / "reports" / scout.SCOUT, list(scout.SEEDS), "scout",
-                             scout.scout_runs(), scout.LENGTHS)
-    if study == ESSAY:  # the essay measures every stored run
-        return written_for(ROOT / "reports" / ESSAY, ESSAY, PAPER_SEEDS, "paper",
-                           essay_runs(PAPER_SEEDS))
-    seeds = list(STUDIES[study].seeds)
-    return written_for(ROOT / "reports" / study, study, seeds, "paper",
-                       study_runs(study, seeds, "paper"))
+    """Whether ``reports/<study>/`` holds the page's paper-scale tables (``Page.written``: a study's
+    default seeds, the essay's stored runs, the scout's calibration seeds)."""
+    return CATALOGUE[study].written(ROOT / "reports")
 
 
 def title(study: str) -> str:
@@ -85,12 +75,7 @@ def not_computed_page(study: str) -> str:
             "the runs that are not in the run store or in `published/`, then measuring; "
             "`BENCHMARKS.md` says how long that takes):\n\n```bash\n"
             f"python -m scripts.execute_studies --compute {study}\n```\n")
-    if study == scout.SCOUT:  # the rule is fixed before the runs: say it now
-        page += (f"\nThe decision rule it will apply, fixed before any scout run (regimes: "
-                 f"{', '.join(scout.REGIMES)}; lengths: {', '.join(map(str, scout.LENGTHS))} "
-                 f"epochs; calibration seeds {' and '.join(map(str, scout.SEEDS))}):\n\n"
-                 f"{scout.DECISION_RULE}\n")
-    return page
+    return page + CATALOGUE[study].pending  # the scout: its rule, fixed before its runs
 
 
 def main(argv=None) -> None:
@@ -129,7 +114,7 @@ def execute(args: list[str]) -> None:
         if regime not in REPORT:
             raise SystemExit("--regime: the report's studies run in "
                              + ", ".join(r.name for r in REPORT))
-    names = list(STUDIES) + [ESSAY, scout.SCOUT] + list(PAGES_ONLY)
+    names = list(CATALOGUE)
     if compute and not args:
         raise SystemExit("--compute: name the studies to compute (it retrains what is not stored)")
     studies = args or names
@@ -153,13 +138,13 @@ def execute(args: list[str]) -> None:
         page = PAGES / f"{study}.ipynb"
         stand_in = PAGES / f"{study}.md"
         stand_in.unlink(missing_ok=True)
-        if study not in PAGES_ONLY and not compute and not computed(study):
+        if CATALOGUE[study].computes and not compute and not computed(study):
             page.unlink(missing_ok=True)
             stand_in.write_text(not_computed_page(study))
             print(f"{study}: no paper-scale tables in reports/{study}/; page says so")
             continue
         pm.execute_notebook(ROOT / "notebooks" / f"{study}.ipynb", PAGES / f"{study}.ipynb",
-                            parameters={} if study in PAGES_ONLY else
+                            parameters={} if not CATALOGUE[study].computes else
                             {"progress": False, "reuse": not compute, "publish": compute},
                             cwd=str(ROOT / "notebooks"),
                             progress_bar=False)

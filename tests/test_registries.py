@@ -250,6 +250,10 @@ def test_a_toy_study_is_one_folder_that_the_registry_finds_and_computes(tmp_path
     found = studies.discover()
     assert list(found)[:len(STUDIES)] == list(STUDIES)  # the package's own first, in place
     assert list(found)[-1] == "toy-folder-study"
+    from anchorkit.pages.catalogue import catalogue
+
+    page = catalogue(found)["toy-folder-study"]  # a page of the book, executed like the others
+    assert page.computes and not page.written(tmp_path)
     monkeypatch.setattr(studies, "STUDIES", found)
     out = protocol.run_study("toy-folder-study", [3], "quick", epochs=1, reports_dir=tmp_path,
                              store=RunStore(tmp_path / "store"), progress=False,
@@ -278,3 +282,16 @@ def test_every_study_folder_has_its_notebook_and_its_line_in_the_table_of_conten
     for s in STUDIES.values():
         assert (ROOT / "notebooks" / f"{s.page}.ipynb").exists(), s.name
         assert f"file: book/studies/{s.page}\n" in toc, s.name
+
+
+def test_every_notebook_is_one_page_of_the_catalogue_and_a_line_of_the_table_of_contents():
+    """The book's pages are the catalogue's (``pages.catalogue``): the studies of runs from the
+    registry, then the essay, the scout and the pages that read committed tables only; nothing
+    else lists them."""
+    from anchorkit.pages.catalogue import CATALOGUE, READ_ONLY
+
+    toc = (ROOT / "_toc.yml").read_text()
+    assert set(CATALOGUE) == {p.stem for p in (ROOT / "notebooks").glob("*.ipynb")}
+    assert all(f"file: book/studies/{name}\n" in toc for name in CATALOGUE)
+    assert list(CATALOGUE)[:len(STUDIES)] == list(STUDIES)
+    assert [n for n, p in CATALOGUE.items() if not p.computes] == list(READ_ONLY)

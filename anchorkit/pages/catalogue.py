@@ -1,0 +1,72 @@
+"""The book's executed pages, one entry each, in the order they are executed: every study of runs
+(the registry, ``studies.STUDIES``: a new study folder is a new page here, with nothing to write),
+the essay and the scout, whose tables are measured from runs too, and the pages that read
+committed tables only (the diagnosis, the reproduction ledger, reproducibility). Each page says
+whether a reports folder holds its paper-scale tables (``Page.written``), which is what
+``scripts/execute_studies.py`` asks before executing it, and what its stand-in adds when they are
+not there (``Page.pending``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from anchorkit import scout
+from anchorkit.profiles import PAPER
+from anchorkit.protocol import ESSAY, essay_runs
+from anchorkit.provenance import written_for
+from anchorkit.studies import PAPER_SEEDS, STUDIES, Study
+
+READ_ONLY = ("diagnosis", "reproduction-ledger", "reproducibility")  # read committed tables only
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page of the book, ``notebooks/<name>.ipynb``: ``written(reports)``, whether that folder
+    holds its paper-scale tables (None for a page that computes nothing); ``pending``, what the
+    page that stands in for it says besides, while they are not computed."""
+
+    name: str
+    written: Callable[[Path], bool] | None = None
+    pending: str = ""
+
+    @property
+    def computes(self) -> bool:
+        return self.written is not None
+
+
+def study_written(s: Study) -> Callable[[Path], bool]:
+    """Whether a reports folder holds a study's tables at its default seeds (its paper set)."""
+    seeds = list(s.seeds)
+    return lambda reports: written_for(reports / s.name, s.name, seeds, PAPER.name,
+                                       s.runs(seeds, PAPER))
+
+
+def essay_written(reports: Path) -> bool:
+    """Whether a reports folder holds the essay's tables of every stored run at the paper seeds."""
+    return written_for(reports / ESSAY, ESSAY, PAPER_SEEDS, PAPER.name, essay_runs(PAPER_SEEDS))
+
+
+def scout_written(reports: Path) -> bool:
+    """Whether a reports folder holds the scout's tables at its calibration seeds and lengths."""
+    return scout.written(reports / scout.SCOUT, list(scout.SEEDS), "scout", scout.scout_runs(),
+                         scout.LENGTHS)
+
+
+SCOUT_PENDING = (f"\nThe decision rule it will apply, fixed before any scout run (regimes: "
+                 f"{', '.join(scout.REGIMES)}; lengths: {', '.join(map(str, scout.LENGTHS))} "
+                 f"epochs; calibration seeds {' and '.join(map(str, scout.SEEDS))}):\n\n"
+                 f"{scout.DECISION_RULE}\n")
+
+
+def catalogue(studies: dict[str, Study] = STUDIES) -> dict[str, Page]:
+    """Every page, by name, in the order the pages are executed."""
+    return {**{name: Page(name, study_written(s)) for name, s in studies.items()},
+            ESSAY: Page(ESSAY, essay_written),
+            scout.SCOUT: Page(scout.SCOUT, scout_written, SCOUT_PENDING),
+            **{name: Page(name) for name in READ_ONLY}}
+
+
+CATALOGUE = catalogue()
