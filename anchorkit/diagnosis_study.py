@@ -5,8 +5,9 @@ the runs each read). Parts: ``rank`` (``rank``: the probe and the rank curves), 
 (``overlap``), ``mirror`` (``symmetry``), and ``notable``: the directions of note of every run of
 the rotated-basis study (``directions.notable_table``), which the report page reads rather than
 computing them from weights. The parts that measure run by run (rank, the second family, the
-overlap's curves, the mirror check) are a task per run on the executor (``executor.each``: in-process or on Dask, ``scheduler`` as a
-study's), each with the tasks' thread count, so that their tables do not depend on where they ran.
+overlap's curves, the mirror check) are a task per run on the executor (``executor.each``:
+in-process or on Dask, ``scheduler`` as a study's), each with the tasks' thread count, so that
+their tables do not depend on where they ran.
 """
 
 from __future__ import annotations

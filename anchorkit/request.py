@@ -83,10 +83,11 @@ def check_regimes(regimes) -> tuple[Regime, ...] | None:
     ``regimes`` for anything but a non-empty list of known names."""
     if regimes is None:
         return None
-    if isinstance(regimes, (str, Regime)) or not hasattr(regimes, "__iter__") or not list(regimes):
+    iterable = hasattr(regimes, "__iter__") and not isinstance(regimes, (str, Regime))
+    named = list(regimes) if iterable else []
+    if not named:
         raise ParameterError("regimes", regimes, "expected a list of regime names, or None")
-    return tuple(dict.fromkeys(resolve_regime(r) for r in regimes))
-
+    return tuple(dict.fromkeys(resolve_regime(r) for r in named))
 
 
 PARAMETERS = tuple(inspect.signature(request).parameters)  # what a page's parameters cell may set

@@ -22,7 +22,8 @@ from anchorkit import profiles, scout, studies
 from anchorkit.core.config import ParameterError, check_choice, check_lengths
 from anchorkit.core.edit import DOSES
 from anchorkit.formatting import cpu_name, glued, seed_text
-from anchorkit.core.paths import check_outside_tracked, check_writable, in_repository, resolved, same
+from anchorkit.core.paths import (check_outside_tracked, check_writable, in_repository, resolved,
+                                  same)
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.pages.rerun import rerun_figures
 from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
