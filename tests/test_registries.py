@@ -200,6 +200,18 @@ def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monke
     assert list(shown.shown) == [WEAK] and list(shown.tables["results"].seed) == [3]
 
 
+def test_a_seeds_trip_is_counted_from_the_parameters_cell_to_training():
+    """``scripts.seed_trip`` follows the seed from a page's parameters cell to the call that trains:
+    it starts in the page, is checked in the request, and training is called from the page
+    through the protocol and the executor only."""
+    from scripts.seed_trip import trip
+
+    calls, steps, stack = trip()
+    assert steps[:2] == ["pages.page", "request"] and steps[-1] == "core.train"
+    assert stack == ["pages.page", "protocol", "executor", "core.train"]
+    assert {"study", "regimes", "core.config"} <= set(calls) and calls["core.train"] == 1
+
+
 def test_a_parameters_cell_is_read_by_name_and_checked_once():
     """``from_cell`` reads the parameters a cell sets (the rest keep their defaults) and names a
     bad one before any work; a page that shows one regime refuses ``regimes``."""
