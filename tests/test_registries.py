@@ -233,6 +233,23 @@ def test_a_parameters_cell_is_read_by_name_and_checked_once():
         study_page("control", request([3], regimes=[SECOND.name]))
 
 
+def test_a_page_refuses_a_parameter_it_does_not_use():
+    """The essay and the scout read the same parameters cell names as the study pages; one they
+    do not use, set away from its default, is named instead of ignored (before any work)."""
+    from anchorkit.pages.page import essay_page, scout_page
+    from anchorkit.request import request
+
+    for req, name in ((request([704], doses=[0.5, 1]), "doses"),
+                      (request([704], regimes=[SECOND.name]), "regimes")):
+        with pytest.raises(ParameterError, match=f"parameter '{name}'.*essay page does not use"):
+            essay_page(req)
+    for req, name in ((request([1], "scout", epochs=3), "epochs"),
+                      (request([1], "scout", device="cuda"), "device"),
+                      (request([1], "scout", doses=[0.5, 1]), "doses")):
+        with pytest.raises(ParameterError, match=f"parameter '{name}'.*scout page does not use"):
+            scout_page(req, [2])
+
+
 # a study the house has never heard of, as a folder of its own: its value and its derived table
 TOY_FOLDER = '''
 """A toy study: plain-Adam falloff at one seed, with a table of its own."""

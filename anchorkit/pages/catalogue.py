@@ -15,8 +15,9 @@ from typing import Callable
 
 from anchorkit import scout
 from anchorkit.profiles import PAPER
-from anchorkit.protocol import ESSAY, essay_runs
+from anchorkit.protocol import ESSAY, essay_runs, written_regimes
 from anchorkit.provenance import written_for
+from anchorkit.regimes import DEFAULT
 from anchorkit.studies import PAPER_SEEDS, STUDIES, Study
 
 READ_ONLY = ("diagnosis", "reproduction-ledger", "reproducibility")  # read committed tables only
@@ -38,10 +39,9 @@ class Page:
 
 
 def study_written(s: Study) -> Callable[[Path], bool]:
-    """Whether a reports folder holds a study's tables at its default seeds (its paper set)."""
-    seeds = list(s.seeds)
-    return lambda reports: written_for(reports / s.name, s.name, seeds, PAPER.name,
-                                       s.runs(seeds, PAPER))
+    """Whether a reports folder holds a study's tables at its default seeds (its paper set), in
+    the default regime (``protocol.written_regimes``)."""
+    return lambda reports: written_regimes(s, list(s.seeds), PAPER, None, reports, [DEFAULT])
 
 
 def essay_written(reports: Path) -> bool:

@@ -282,12 +282,27 @@ def _show(where: Path, name: str, label: str = "", notes: list | None = None) ->
     return prov
 
 
+UNSET = {"epochs": None, "device": "cpu", "regimes": None, "doses": DOSES}  # as ``request`` sets them
+
+
+def refuse_unused(req: Request, page: str, names) -> None:
+    """A ``ParameterError`` naming the first of ``names`` that the request sets away from its
+    default (``UNSET``): a page that does not use a parameter says so instead of ignoring it."""
+    for name in names:
+        value = getattr(req, name)
+        if value != UNSET[name]:
+            shown = [getattr(v, "name", v) for v in value] if isinstance(value, tuple) else value
+            raise ParameterError(name, shown, f"the {page} page does not use it; leave it out")
+
+
 def essay_page(req: Request, provenance_glued: bool = False) -> dict[str, pd.DataFrame]:
     """The essay page's first step, on the page's checked parameters (``req``): measure every
     stored run at these seeds (or read the tables), show the provenance (or glue it as
     ``provenance-<essay>``, with ``provenance_glued``); the committed tables only with
-    ``publish``."""
+    ``publish``. It measures the stored runs of one regime at the method's doses: ``regimes`` and
+    ``doses`` are refused."""
     one_line_parameter_errors()
+    refuse_unused(req, "essay", ("regimes", "doses"))
     paper = req.seeds == PAPER_SEEDS and req.profile == PAPER and req.epochs is None
     home = tables_home(req.reports_dir, req.store.root, paper, lambda root: written_for(
         root / ESSAY, ESSAY, req.seeds, req.profile.name,
@@ -306,8 +321,10 @@ def scout_page(req: Request, lengths) -> tuple[dict[str, pd.DataFrame], Path]:
     those of the scout's catalogue, None for all) and the lengths it measures at: run the scout
     (or read its tables), show the provenance; the tables and the folder the page's other reads
     use (the committed ``reports/`` or the folder the scout wrote to). The committed tables only
-    with ``publish``."""
+    with ``publish``. Its runs' lengths are ``lengths``, on the CPU, and it measures no edit at
+    doses: ``epochs``, ``device`` and ``doses`` are refused."""
     one_line_parameter_errors()
+    refuse_unused(req, "scout", ("epochs", "device", "doses"))
     names = list(scout.REGIMES) if req.regimes is None else [r.name for r in req.regimes]
     for r in names:
         check_choice("regimes", r, tuple(scout.REGIMES))
