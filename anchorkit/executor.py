@@ -174,7 +174,8 @@ def check_scheduler(scheduler: str | None) -> str | None:
 def connect(scheduler: str | None = None) -> Iterator:
     """A Dask client for ``scheduler`` (see the module's docstring), or None in-process. A
     LocalCluster made here is closed on leaving."""
-    scheduler = check_scheduler(scheduler or os.environ.get(SCHEDULER_ENV) or None)
+    if not scheduler:  # the parameter was checked where it was read (``request``); this is read here
+        scheduler = check_scheduler(os.environ.get(SCHEDULER_ENV) or None)
     if scheduler == IN_PROCESS:
         yield None
         return

@@ -54,11 +54,10 @@ def test_scheduler_values():
 
 
 def test_a_device_typo_is_named_before_torch_sees_it():
-    from anchorkit.core.train import train
-    from tests.conftest import small
+    from anchorkit.request import request
 
     with pytest.raises(ParameterError, match="'device' = 'cpuu'"):
-        train([small()], device="cpuu", progress=False)
+        request([1], device="cpuu")
 
 
 def test_the_scout_refuses_a_length_below_one_before_training():

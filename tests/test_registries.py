@@ -170,33 +170,39 @@ def test_every_committed_study_follows_from_its_registry_entry(r, tmp_path):
 
 
 def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monkeypatch):
-    """From a notebook's parameters cell to the runs trained: the seeds checked once, where the
-    request is built (``pages.page.from_cell``, ``request.request``); the study looked up once; the
-    modules below read the request's checked values."""
+    """From a notebook's parameters cell to the runs trained: the seeds, the device and the
+    scheduler checked once, where the request is built (``pages.page.from_cell``,
+    ``request.request``); the study looked up once; the modules below read the request's checked
+    values."""
     import anchorkit.core.config as config
     import anchorkit.request as request
     import anchorkit.study as study_module
     from anchorkit.pages import page
 
-    calls = {"seeds": 0, "study": 0}
-    real_check, real_study = config.check_seeds, studies.study
+    import anchorkit.core.train as train_module
+    import anchorkit.executor as executor
 
-    def counted_check(seeds):
-        calls["seeds"] += 1
-        return real_check(seeds)
+    calls = {"seeds": 0, "study": 0, "device": 0, "scheduler": 0}
 
-    def counted_study(name):
-        calls["study"] += 1
-        return real_study(name)
+    def counted(what, real):
+        def check(value):
+            calls[what] += 1
+            return real(value)
+        return check
 
-    for module in (config, request, page, studies, protocol, study_module):
-        monkeypatch.setattr(module, "check_seeds", counted_check, raising=False)
-    monkeypatch.setattr(studies, "study", counted_study)
+    checks = {"check_seeds": counted("seeds", config.check_seeds),
+              "check_device": counted("device", config.check_device),
+              "check_scheduler": counted("scheduler", executor.check_scheduler)}
+    for module in (config, request, page, studies, protocol, study_module, executor, train_module):
+        for name, check in checks.items():
+            monkeypatch.setattr(module, name, check, raising=False)
+    monkeypatch.setattr(studies, "study", counted("study", studies.study))
     monkeypatch.setattr(page, "glue", lambda *a, **k: None)  # no notebook here
     cell = dict(seeds=[3], profile="quick", epochs=1, reports_dir=tmp_path / "r",
-                store_dir=tmp_path / "s", progress=False, page=page)  # ``page``: not a parameter
+                store_dir=tmp_path / "s", progress=False, scheduler="in-process",
+                page=page)  # ``page``: not a parameter
     shown = page.study_page("control", page.from_cell(cell))
-    assert calls == {"seeds": 1, "study": 1}
+    assert calls == {"seeds": 1, "study": 1, "device": 1, "scheduler": 1}
     assert list(shown.shown) == [WEAK] and list(shown.tables["results"].seed) == [3]
 
 

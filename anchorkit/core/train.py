@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from tqdm.std import tqdm
 
 from anchorkit.core import kernels
-from anchorkit.core.config import ParameterError, RunConfig, check_device, derive_seed
+from anchorkit.core.config import ParameterError, RunConfig, derive_seed
 from anchorkit.core.scores import scores_and_alignment
 from anchorkit.core.model import Transformer, residual_axis, slice_states
 from anchorkit.core.optim import UPDATES, BasisAdam
@@ -137,8 +137,7 @@ def train(configs: Sequence[RunConfig], store: RunStore | None = None, device: s
     epochs at which the weights are kept in the store besides ``SNAPSHOT_EPOCHS`` (they change
     nothing in the run).
     """
-    configs = _check_configs(configs)
-    check_device(device)
+    configs = _check_configs(configs)  # ``device`` is checked where a request is built
     kernels.check()
     done = {c.hash: load_run(c, store) for c in configs
             if store is not None and store.has_final(c)}
