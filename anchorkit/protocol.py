@@ -1,27 +1,22 @@
 """Running a study as a request asks (``request.Request``): train (or load) its runs, measure
 every pair and write its tables, through the one graph path (``Study.graph`` on ``executor``);
-which regimes its page shows; and the essay's measurements on the stored runs of the paper's
-studies, a task per run on the same executor (``executor.each``).
+and which regimes its page shows. (The essay's measurements, on the stored runs of the paper's
+studies, are ``anchorkit.essay.measuring``; the scout's and the diagnosis's are their folders'.)
 """
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pandas as pd
 
-from anchorkit.measures import geometry
-from anchorkit.core.config import RunConfig
 from anchorkit.core.edit import DOSES
-from anchorkit.executor import THREADS, each, execute, threads
+from anchorkit.executor import execute
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.provenance import read_tables, source_state, write_study, written_for
-from anchorkit.regimes import DEFAULT, REPORT, WEAK, Regime, regime as resolve_regime
-from anchorkit.core.store import RunStore
+from anchorkit.regimes import DEFAULT, REPORT, Regime, regime as resolve_regime
 from anchorkit.request import Request, request
-from anchorkit.studies import STUDIES, Study, runs_of, study
-from anchorkit.core.train import load_run
+from anchorkit.studies import Study, runs_of, study
 
 
 # ---------------------------------------------------------------------- executing a study
@@ -103,62 +98,3 @@ def shown_regimes(s: Study, seeds: list[int], profile: Profile = PAPER,
             r.reports(reports_dir) / s.name, s.name, s.seeds_in(seeds, r), profile.name,
             s.runs(seeds, profile, r, epochs))]
     return [DEFAULT] + [r for r in regimes if r != DEFAULT]
-
-
-# ---------------------------------------------------------------------- the essay's measurements
-ESSAY = "geometry-of-anchors"
-ESSAY_REGIME = WEAK  # the regime whose runs the essay page measures (its first screen names it)
-ESSAY_STUDIES = tuple(STUDIES[s] for s in ("control", "split-anti-seeds", "rotated-basis",
-                                           "reference-baseline"))
-
-
-def essay_runs(seeds, profile: Profile = PAPER, epochs: int | None = None, store=None
-               ) -> list[RunConfig]:
-    """Every finished run of the paper's studies at these seeds (the essay measures what is
-    stored; it trains nothing)."""
-    store = store if store is not None else RunStore()
-    out: dict[str, RunConfig] = {}
-    for s in ESSAY_STUDIES:
-        for c in s.runs(seeds, profile, ESSAY_REGIME, epochs):
-            if store.has_final(c):
-                out.setdefault(c.hash, c)
-    return list(out.values())
-
-
-def essay_task(cfg: RunConfig, store, device: str) -> dict[str, pd.DataFrame]:
-    """One stored run's rows of the essay's tables: ``heads`` at its initial and final weights and
-    at the snapshots the store keeps between them, and ``layers`` of every kind of map."""
-    with threads(THREADS):
-        run = load_run(cfg, store)  # stored and finished: the essay trains nothing
-        snapshots = {cfg.hash: {e: store.load_snapshot(cfg, e) for e in store.snapshot_epochs(cfg)
-                                if 0 < e < cfg.epochs}}  # epoch 0 is the initial weights
-        return {"heads": geometry.head_table([run], device=device, snapshots=snapshots),
-                **{k: geometry.layer_table([run], kind=k, device=device)
-                   for k in geometry.MAP_KINDS}}
-
-
-def run_geometry(req: Request) -> dict[str, pd.DataFrame]:
-    """The essay's measurements (the essay's page, notebooks/geometry-of-anchors.ipynb) on every
-    stored run at the request's seeds, a task per run (``essay_task``) through the executor
-    (``executor.each``): ``heads`` (per head and stage) and ``layers`` (per layer and measure,
-    W_OV and W_QK, each kind's rows run by run), written to
-    ``req.reports_dir/geometry-of-anchors/`` with ``provenance.json``."""
-    t0 = time.perf_counter()
-    source = source_state()
-    runs = essay_runs(req.seeds, req.profile, req.epochs, req.store)
-    if not runs:
-        raise ValueError(f"no finished runs at seeds {req.seeds} ({req.profile.name}) in "
-                         f"{req.store.root}")
-    where = Path(req.reports_dir) / ESSAY if req.reports_dir is not None else None
-    if req.reuse and where is not None and written_for(where, ESSAY, req.seeds, req.profile.name,
-                                                       runs):
-        return read_tables(where)
-    measured = each(essay_task, runs, req.store, req.device, scheduler=req.scheduler,
-                    progress=req.progress, desc=ESSAY)
-    out = {"heads": pd.concat([m["heads"] for m in measured], ignore_index=True),
-           "layers": pd.concat([m[k] for k in geometry.MAP_KINDS for m in measured],
-                               ignore_index=True)}
-    if where is not None:
-        write_study(where, out, ESSAY, req.seeds, req.profile.name, runs,
-                    time.perf_counter() - t0, source, publish=req.publish)
-    return out

@@ -1,5 +1,5 @@
 """The essay's measurements on every stored run at the paper seeds, timed: a task per run on the
-executor (``protocol.run_geometry``), in this process or on a LocalCluster of one single-thread
+executor (``essay.measuring.run_geometry``), in this process or on a LocalCluster of one single-thread
 worker per core. Writes into a temporary folder (never ``reports/``) and prints the wall time,
 the runs measured and where the work ran.
 
@@ -12,7 +12,7 @@ import argparse
 import tempfile
 import time
 
-from anchorkit.protocol import essay_runs, run_geometry
+from anchorkit.essay.measuring import essay_runs, run_geometry
 from anchorkit.request import request
 from anchorkit.studies import PAPER_SEEDS
 

@@ -5,7 +5,7 @@ import pandas as pd
 
 from anchorkit.profiles import PAPER
 from anchorkit import diagnosis
-from anchorkit.diagnosis_study import write_part
+from anchorkit.diagnosis.running import write_part
 from anchorkit.regimes import WEAK
 from anchorkit.provenance import read_study
 from anchorkit.studies import run_config

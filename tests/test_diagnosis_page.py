@@ -13,7 +13,7 @@ from anchorkit import diagnosis
 from anchorkit.pages import diagnosis_charts as dc
 from anchorkit.pages import diagnosis_page as dp
 from anchorkit.pages import report_page
-from anchorkit.diagnosis_study import seeds_of
+from anchorkit.diagnosis.running import seeds_of
 from anchorkit.pages.page import REPORTS
 from anchorkit.regimes import REPORT
 from anchorkit.core.store import RunStore

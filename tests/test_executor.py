@@ -129,12 +129,12 @@ def test_each_is_a_task_per_item_in_the_items_order():
 
 
 def test_the_essays_tables_through_the_executor_are_its_measures_run_by_run(tmp_path):
-    """The essay's tables (``protocol.run_geometry``, a task per stored run) hold, run by run,
-    what the essay's measures give on each run's stored weights, every kind of map's rows
+    """The essay's tables (``essay.measuring.run_geometry``, a task per stored run) hold, run by
+    run, what the essay's measures give on each run's stored weights, every kind of map's rows
     after the heads', in the runs' order."""
     from anchorkit.core.train import load_run
     from anchorkit.measures import geometry
-    from anchorkit.protocol import essay_runs, run_geometry
+    from anchorkit.essay.measuring import essay_runs, run_geometry
     from anchorkit.request import request
 
     store = RunStore(tmp_path / "store", published=None)

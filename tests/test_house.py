@@ -240,7 +240,7 @@ DECLARES_A_REGIME = {
     "viability": "the second regime's viability check judges that regime",
     "recalibration": "the recalibration reopened in the second regime",
     "diagnosis": "the diagnosis's focus and the regimes it is measured in",
-    "protocol": "the essay measures the weak-basis regime's runs (ESSAY_REGIME)",
+    "essay.measuring": "the essay measures the weak-basis regime's runs (ESSAY_REGIME)",
 }
 
 

@@ -10,7 +10,7 @@ from anchorkit.core.model import haar_rotation
 from anchorkit.profiles import PAPER
 from anchorkit.regimes import REPORT
 from anchorkit.studies import run_config
-from anchorkit.symmetry import mirror_gap, rotate
+from anchorkit.diagnosis.symmetry import mirror_gap, rotate
 from anchorkit.core.train import initial_state
 from tests.conftest import small
 

@@ -1,6 +1,7 @@
 """The book's executed pages, one entry each, in the order they are executed: every study of runs
 (the registry, ``studies.STUDIES``: a new study folder is a new page here, with nothing to write),
-the essay and the scout, whose tables are measured from runs too, and the pages that read
+the essay and the scout, whose tables are measured from runs too (each folder says whether its
+paper tables are written, and the scout what its stand-in page adds), and the pages that read
 committed tables only (the diagnosis, the reproduction ledger, reproducibility). Each page says
 whether a reports folder holds its paper-scale tables (``Page.written``), which is what
 ``scripts/execute_studies.py`` asks before executing it, and what its stand-in adds when they are
@@ -14,11 +15,12 @@ from pathlib import Path
 from typing import Callable
 
 from anchorkit import scout
+from anchorkit.essay import measuring
+from anchorkit.essay.measuring import ESSAY
 from anchorkit.profiles import PAPER
-from anchorkit.protocol import ESSAY, essay_runs, written_regimes
-from anchorkit.provenance import written_for
+from anchorkit.protocol import written_regimes
 from anchorkit.regimes import DEFAULT
-from anchorkit.studies import PAPER_SEEDS, STUDIES, Study
+from anchorkit.studies import STUDIES, Study
 
 READ_ONLY = ("diagnosis", "reproduction-ledger", "reproducibility")  # read committed tables only
 
@@ -44,28 +46,11 @@ def study_written(s: Study) -> Callable[[Path], bool]:
     return lambda reports: written_regimes(s, list(s.seeds), PAPER, None, reports, [DEFAULT])
 
 
-def essay_written(reports: Path) -> bool:
-    """Whether a reports folder holds the essay's tables of every stored run at the paper seeds."""
-    return written_for(reports / ESSAY, ESSAY, PAPER_SEEDS, PAPER.name, essay_runs(PAPER_SEEDS))
-
-
-def scout_written(reports: Path) -> bool:
-    """Whether a reports folder holds the scout's tables at its calibration seeds and lengths."""
-    return scout.written(reports / scout.SCOUT, list(scout.SEEDS), "scout", scout.scout_runs(),
-                         scout.LENGTHS)
-
-
-SCOUT_PENDING = (f"\nThe decision rule it will apply, fixed before any scout run (regimes: "
-                 f"{', '.join(scout.REGIMES)}; lengths: {', '.join(map(str, scout.LENGTHS))} "
-                 f"epochs; calibration seeds {' and '.join(map(str, scout.SEEDS))}):\n\n"
-                 f"{scout.DECISION_RULE}\n")
-
-
 def catalogue(studies: dict[str, Study] = STUDIES) -> dict[str, Page]:
     """Every page, by name, in the order the pages are executed."""
     return {**{name: Page(name, study_written(s)) for name, s in studies.items()},
-            ESSAY: Page(ESSAY, essay_written),
-            scout.SCOUT: Page(scout.SCOUT, scout_written, SCOUT_PENDING),
+            ESSAY: Page(ESSAY, measuring.paper_written),
+            scout.SCOUT: Page(scout.SCOUT, scout.paper_written, scout.PENDING),
             **{name: Page(name) for name in READ_ONLY}}
 
 

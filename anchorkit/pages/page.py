@@ -29,8 +29,8 @@ from anchorkit.pages.rerun import rerun_figures
 from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
 from anchorkit.regimes import DEFAULT, REPORT, Regime
 from anchorkit.core.store import REPO, StoreError
-from anchorkit.protocol import (ESSAY, compute_study, essay_runs, run_geometry, shown_regimes,
-                                written_regimes)
+from anchorkit.essay.measuring import ESSAY, essay_runs, run_geometry
+from anchorkit.protocol import compute_study, shown_regimes, written_regimes
 from anchorkit.request import PARAMETERS, Request, request
 from anchorkit.studies import PAPER_SEEDS, Study
 

@@ -59,6 +59,11 @@ A regime and length reaches a level when every calibration seed does. The cheape
 training epochs) report-strength regime is adopted if any, else the cheapest clear-basis one; a
 large but inert spike is reported, not adopted."""
 
+# what the page that stands in for the scout's says besides, while its tables are not computed
+PENDING = (f"\nThe decision rule it will apply, fixed before any scout run (regimes: "
+           f"{', '.join(REGIMES)}; lengths: {', '.join(map(str, LENGTHS))} epochs; calibration "
+           f"seeds {' and '.join(map(str, SEEDS))}):\n\n{DECISION_RULE}\n")
+
 
 def regime_config(regime: _regimes.Regime, seed: int, recipe: str = "control",
                   optimizer: str = "adam", epochs: int = max(LENGTHS),

@@ -92,6 +92,11 @@ def written(where, seeds, profile: str, controls: list[RunConfig], lengths) -> b
             and [int(e) for e in epochs] == sorted(set(lengths)))
 
 
+def paper_written(reports) -> bool:
+    """Whether a reports folder holds the scout's tables at its calibration seeds and lengths."""
+    return written(Path(reports) / SCOUT, list(SEEDS), "scout", scout_runs(), LENGTHS)
+
+
 def run_scout(regimes=tuple(REGIMES), seeds=SEEDS, lengths=LENGTHS, profile="scout",
               reports_dir=None, store=None, progress: bool = True, reuse: bool = False,
               scheduler: str | None = None, publish: bool = False) -> dict[str, pd.DataFrame]:

@@ -11,7 +11,7 @@ from anchorkit import diagnosis
 from anchorkit.formatting import and_list, summary
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE
 from anchorkit.provenance import has_tables
-from anchorkit.rank import beyond_input
+from anchorkit.diagnosis.rank import beyond_input
 from anchorkit.core.optimizers import ROTATED_ADAM
 from anchorkit.pages.diagnosis_page.tables import (dissociation, load, pending, pooled, read_beyond_input,
                                                    rescued_by_rank)
@@ -44,7 +44,7 @@ def shown_text(tables, reports_dir) -> str:
         said += " " + " ".join(column_text(r, tables[r], d) for r in extra)
     todo = pending(reports_dir)
     if todo:
-        said += (f" Not shown yet, its parts not all computed (`anchorkit.diagnosis_study`, the "
+        said += (f" Not shown yet, its parts not all computed (`anchorkit.diagnosis.running`, the "
                  f"page's Re-running section): {and_list([f'the {r.title}' for r in todo])}.")
     return said
 

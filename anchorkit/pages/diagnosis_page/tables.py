@@ -11,7 +11,7 @@ from anchorkit import diagnosis, viability
 from anchorkit.pages.findings import ARMS, deep_alignment
 from anchorkit.ledger import SOURCE
 from anchorkit.provenance import has_tables, read_provenance, read_tables
-from anchorkit.rank import beyond_input
+from anchorkit.diagnosis.rank import beyond_input
 
 
 FAMILY = diagnosis.SECOND_FAMILY  # part 1's second family of erasure directions
@@ -46,7 +46,7 @@ def load(reports_dir) -> dict[str, dict[str, pd.DataFrame]]:
         missing = [t for t in TABLES if t not in tables]
         if missing:
             raise FileNotFoundError(f"{home}/diagnosis lacks {missing}: compute them with "
-                                    f"anchorkit.diagnosis_study (the page's Re-running section)")
+                                    f"anchorkit.diagnosis.running (the page's Re-running section)")
         study = read_tables(Path(home) / "rotated-basis")
         tables.update(results=study["results"], alignment=study["alignment"])
         if regime == viability.REGIME:  # the regime whose calibration runs the check trained

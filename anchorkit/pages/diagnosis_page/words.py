@@ -11,7 +11,7 @@ from anchorkit.pages.findings import ARMS
 from anchorkit.formatting import and_list, number, summary
 from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                          relation_interval, relation_verdict)
-from anchorkit.rank import DIFFUSE, LOW_RANK_VERDICT, NEITHER
+from anchorkit.diagnosis.rank import DIFFUSE, LOW_RANK_VERDICT, NEITHER
 from anchorkit.pages.diagnosis_page.tables import FAMILY, FITTED, SOURCE_R, TARGET_NAMES, read_beyond_input
 
 

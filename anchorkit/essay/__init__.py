@@ -1,4 +1,6 @@
-"""The essay's testable predictions, each as a test on the tables of ``run_geometry`` (the essay's page, notebooks/geometry-of-anchors.ipynb).
+"""The essay's testable predictions (its page, notebooks/geometry-of-anchors.ipynb), each as a test
+on the tables its measurements write (``anchorkit.essay.measuring``: every stored run of the
+paper's studies, a task per run on the executor; this folder is the essay's).
 
 The rules are fixed here, before the tables are read:
 

@@ -14,7 +14,9 @@ method's edit (every slice and position, full dose) and probe set. Three parts:
 3. **Are the two arms mirror images by construction?** — plain Adam from rotated initial weights
    against rotated Adam from the original ones, rotated back, step for step in float64.
 
-Every threshold a rule uses is a constant here, imported by the code that judges.
+Every threshold a rule uses is a constant here, imported by the code that judges. The study is
+this folder: its parts (``rank``, ``overlap``, ``symmetry``) and ``running``, which writes their
+tables; its page's texts and charts are ``anchorkit.pages.diagnosis_page``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ FOCUS = regimes.SECOND
 # the regimes the diagnosis is measured in, on their published weights, in the order its pages
 # show them: its own list, not the report's (``regimes.REPORT``), since a regime joins the report
 # when its study's tables are committed and the diagnosis only once its parts are re-run on its
-# weights (``anchorkit.diagnosis_study``); the weak-basis regime first, then the focus, then the
+# weights (``anchorkit.diagnosis.running``); the weak-basis regime first, then the focus, then the
 # recalibrated column (the focus's controls with the recalibrated recipe's falloff runs, at 16
 # seeds): its parts read the predictions and rules below unchanged. The page shows a regime once
 # every part of it is committed (``diagnosis_page.load``); the first two are required.

@@ -20,14 +20,14 @@ import pandas as pd
 from anchorkit import diagnosis
 from anchorkit.measures.directions import notable_table
 from anchorkit.executor import THREADS, each, threads
-from anchorkit.overlap import overlap_study
+from anchorkit.diagnosis.overlap import overlap_study
 from anchorkit.profiles import PAPER
 from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
-from anchorkit.rank import family_curves, probe_verdicts, rank_curves, rank_verdicts, ranks_table
+from anchorkit.diagnosis.rank import family_curves, probe_verdicts, rank_curves, rank_verdicts, ranks_table
 from anchorkit.regimes import Regime
 from anchorkit.core.store import RunStore
 from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS, run_config
-from anchorkit.symmetry import mirror_table
+from anchorkit.diagnosis.symmetry import mirror_table
 
 STUDY = "diagnosis"
 
