@@ -4,8 +4,14 @@ parameters cell (``pages.page.from_cell``), and every anchorkit function that re
 as an argument (an int, or inside a list, a mapping, a ``Request``, a ``RunConfig``, a ``Pair``)
 is recorded until ``core.train.train`` is called; then the call stack at that moment.
 
+A module that received the seed either carries it on towards training (one of its calls returned
+a value holding the seed, built one, or was on the call stack when training started) or read it
+on the side (every call answered something else: whether a run is finished, a progress bar's
+label, whether a folder's tables are written).
+
 Printed: the modules that received the seed, in the order of their first call, with their calls;
-the module-to-module steps; and the modules on the call stack when training starts.
+those that carry it on and those that read it on the side; the module-to-module steps; and the
+modules on the call stack when training starts.
 
 usage: python -m scripts.seed_trip
 """
@@ -15,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 SEED = 731977  # a seed no other argument equals by chance
@@ -22,8 +29,8 @@ CO_VARARGS = 0x04  # the code flag of a function taking *args
 
 
 def carries(value, depth: int = 0) -> bool:
-    """Whether ``value`` holds the seed (searched three containers deep)."""
-    if depth > 3 or isinstance(value, bool):
+    """Whether ``value`` holds the seed (searched four containers deep)."""
+    if depth > 4 or isinstance(value, bool):
         return False
     if isinstance(value, int):
         return value == SEED
@@ -46,22 +53,54 @@ def arguments(frame) -> list:
     return out
 
 
-def trip() -> tuple[dict[str, int], list[str], list[str]]:
-    """(calls per module that received the seed, in order of first call; the module-to-module
-    steps; the anchorkit modules on the call stack when ``core.train.train`` is called)."""
+@dataclass
+class Trip:
+    """``calls``: calls per module that received the seed, in order of first call; ``onward``:
+    those of them that carry it on towards training; ``steps``: the module-to-module steps;
+    ``stack``: the anchorkit modules on the call stack when ``core.train.train`` is called."""
+
+    calls: dict[str, int]
+    onward: set[str]
+    steps: list[str]
+    stack: list[str]
+
+    @property
+    def path(self) -> list[str]:
+        """The modules that carry the seed on, in order of first call."""
+        return [m for m in self.calls if m in self.onward or m in self.stack]
+
+    @property
+    def side(self) -> list[str]:
+        """The modules that read the seed on the side only."""
+        return [m for m in self.calls if m not in self.path]
+
+
+def trip() -> Trip:
+    """The seed's trip from the control page's parameters cell to training."""
     from anchorkit.pages import page
 
     calls: dict[str, int] = {}
     steps: list[str] = []
     stack: list[str] = []
+    onward: set[str] = set()
+    open_calls: dict[int, str] = {}  # a frame that received the seed → its module
 
     def watch(frame, event, arg):
-        if stack or event != "call":
+        if stack:
+            return
+        if event == "return" and id(frame) in open_calls:
+            name = open_calls.pop(id(frame))
+            built = frame.f_locals.get("self") if frame.f_code.co_name == "__init__" else arg
+            if carries(built):
+                onward.add(name)
+            return
+        if event != "call":
             return
         module = frame.f_globals.get("__name__", "")
         if not module.startswith("anchorkit.") or not any(map(carries, arguments(frame))):
             return
         name = module.removeprefix("anchorkit.")
+        open_calls[id(frame)] = name
         calls[name] = calls.get(name, 0) + 1
         if not steps or steps[-1] != name:
             steps.append(name)
@@ -87,15 +126,17 @@ def trip() -> tuple[dict[str, int], list[str], list[str]]:
             sys.setprofile(None)
             for name, fn in quiet.items():
                 setattr(page, name, fn)
-    return calls, steps, stack
+    return Trip(calls, onward, steps, stack)
 
 
 def main() -> int:
-    calls, steps, stack = trip()
-    print(f"{len(calls)} modules received the seed before training (calls):")
-    print("  " + ", ".join(f"{m} ({n})" for m, n in calls.items()))
-    print(f"{len(steps) - 1} steps: " + " -> ".join(steps))
-    print(f"on the call stack when training starts ({len(stack)}): " + " -> ".join(stack))
+    t = trip()
+    print(f"{len(t.calls)} modules received the seed before training (calls):")
+    print("  " + ", ".join(f"{m} ({n})" for m, n in t.calls.items()))
+    print(f"{len(t.path)} carry it on towards training: " + ", ".join(t.path))
+    print(f"{len(t.side)} read it on the side only: " + ", ".join(t.side))
+    print(f"{len(t.steps) - 1} steps: " + " -> ".join(t.steps))
+    print(f"on the call stack when training starts ({len(t.stack)}): " + " -> ".join(t.stack))
     return 0
 
 

@@ -210,12 +210,16 @@ def test_a_seeds_trip_is_counted_from_the_parameters_cell_to_training():
     """``scripts.seed_trip`` follows the seed from a page's parameters cell to the call that trains:
     it starts in the page, is checked in the request, and training is called from the page
     through the protocol and the executor only."""
-    from scripts.seed_trip import trip
+    from scripts.seed_trip import Trip, trip
 
-    calls, steps, stack = trip()
-    assert steps[:2] == ["pages.page", "request"] and steps[-1] == "core.train"
-    assert stack == ["pages.page", "protocol", "executor", "core.train"]
-    assert {"study", "regimes", "core.config"} <= set(calls) and calls["core.train"] == 1
+    t = trip()
+    assert t.steps[:2] == ["pages.page", "request"] and t.steps[-1] == "core.train"
+    assert t.stack == ["pages.page", "protocol", "executor", "core.train"]
+    assert {"study", "regimes", "core.config"} <= set(t.path) and t.calls["core.train"] == 1
+    # the store and the progress bars read a run's configuration and answer something else
+    assert {"core.store", "core.progress"} <= set(t.side) and not set(t.side) & set(t.stack)
+    planted = Trip({"a": 2, "b": 1, "c": 1}, onward={"a"}, steps=["a", "b", "a", "c"], stack=["c"])
+    assert (planted.path, planted.side) == (["a", "c"], ["b"])
 
 
 def test_a_parameters_cell_is_read_by_name_and_checked_once():

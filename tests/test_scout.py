@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from anchorkit import scout
-from anchorkit.pages import scout_findings
+from anchorkit.scout import findings as scout_findings
 from anchorkit.profiles import QUICK
 from anchorkit.regimes import WEAK, regime
 from anchorkit.core.task import OPS

@@ -15,7 +15,8 @@ import pandas as pd
 
 from anchorkit import mirror, scout, viability
 from anchorkit.measures import criteria, directions
-from anchorkit.pages import asked, criteria_met, findings, scout_findings, screens
+from anchorkit.pages import asked, criteria_met, findings, screens
+from anchorkit.scout import findings as scout_findings
 from anchorkit.pages.diagnosis_page import selection
 from anchorkit.pages.supporting import measured_before_bounded_removal, screen_scope as scope
 from anchorkit.core.task import SYNTAX

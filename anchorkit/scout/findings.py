@@ -2,7 +2,8 @@
 draw from the scout's committed tables (``premise``, ``regimes``, ``decision``, ``where``).
 
 Nothing here measures or decides: the decision rule, the premise measures and the run of the
-scout are in ``anchorkit.scout``; this module only reads what they wrote.
+scout are the folder's other modules; this one only reads what they wrote (the scout's page
+texts, kept in its folder: ``scout.findings``, not re-exported by the package).
 """
 
 from __future__ import annotations
