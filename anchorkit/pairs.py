@@ -127,6 +127,14 @@ def alignment_rows(pair: Pair, model, batch, base: dict) -> list[dict]:
             for s in range(v.shape[1])]
 
 
+def deep_alignment(alignment: pd.DataFrame) -> pd.Series:
+    """Mean alignment with e₁ at slices 3–4 in difference contexts, per (optimizer, seed), for
+    the anchored runs (read from a study's ``alignment`` table, ``alignment_rows``)."""
+    a = alignment[(alignment.role == "anchored") & (alignment.context == "difference")
+                  & (alignment.slice >= 3)]
+    return a.groupby(["optimizer", "seed"]).alignment.mean()
+
+
 def basis_measures(pair: Pair, model, batch, res: dict, base: dict) -> list[dict]:
     """Each run's energy spectrum along the coordinate axes and the seed's rotated axes (the
     ``spectra`` rows); its spike, shares, kurtosis and syntax |cos| added to ``res``."""

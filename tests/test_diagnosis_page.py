@@ -11,7 +11,7 @@ import pytest
 
 from anchorkit import diagnosis
 from anchorkit.pages import diagnosis_charts as dc
-from anchorkit.pages import diagnosis_page as dp
+from anchorkit.diagnosis import findings as dp
 from anchorkit.pages import report_page
 from anchorkit.diagnosis.running import seeds_of
 from anchorkit.pages.page import REPORTS

@@ -78,7 +78,7 @@ def committed():
 
 
 def test_the_committed_first_screens_are_short_plain_and_computed(committed):
-    from anchorkit.pages import diagnosis_page
+    from anchorkit.diagnosis import findings as diagnosis_page
     why = diagnosis_page.why_sentence(diagnosis_page.load(ROOT / "reports"))
     assert why.startswith("Why: ") and "falloff runs" in why and "controls" not in why
     for fn in (screens.report_first_screen, screens.intro_first_screen,
@@ -103,7 +103,7 @@ def test_the_reports_regimes_first_screens_answer_where_the_question_can_be_aske
     """On every committed regime of the report (the recalibrated column can ask the question):
     each opening fits, carries that regime's answer and the why; the introduction's says why the
     other regimes cannot under its picture, the report's in its opening."""
-    from anchorkit.pages import diagnosis_page
+    from anchorkit.diagnosis import findings as diagnosis_page
     from anchorkit.regimes import REPORT
 
     facts = []

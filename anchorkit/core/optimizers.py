@@ -52,6 +52,7 @@ ROTATED_ADAM = Optimizer("rotated", "rotated Adam", ROTATED_AXES)
 # the report's question compares these two arms (plain first, as the configurations list them)
 QUESTION = (PLAIN_ADAM, ROTATED_ADAM)
 ARM_NAMES = tuple(o.name for o in QUESTION)
+ARMS = {o.name: o.label for o in reversed(QUESTION)}  # each arm's label, rotated first (as tables)
 
 REGISTRY: dict[str, Optimizer] = {o.name: o for o in (PLAIN_ADAM, ROTATED_ADAM)}
 

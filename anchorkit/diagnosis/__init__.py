@@ -15,8 +15,9 @@ method's edit (every slice and position, full dose) and probe set. Three parts:
    against rotated Adam from the original ones, rotated back, step for step in float64.
 
 Every threshold a rule uses is a constant here, imported by the code that judges. The study is
-this folder: its parts (``rank``, ``overlap``, ``symmetry``) and ``running``, which writes their
-tables; its page's texts and charts are ``anchorkit.pages.diagnosis_page``.
+this folder: its parts (``rank``, ``overlap``, ``symmetry``); ``running``, which writes their
+tables; ``findings``, its page's texts and tables (its charts are
+``anchorkit.pages.diagnosis_charts``).
 """
 
 from __future__ import annotations

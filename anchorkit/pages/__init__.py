@@ -4,8 +4,8 @@ executor, ledger and verdicts) computed; the core never imports from here (tests
 
 - ``page``: a page's first step (check the parameters, train or load, measure, provenance, glue);
 - ``findings``, ``report_page``, ``screens``: the report's figures, answers and first screens;
-- ``supporting``, ``diagnosis_page``: the other pages' texts and tables (the scout's are its
-  folder's, ``anchorkit.scout.findings``);
+- ``supporting``: the other pages' texts and tables (the scout's and the diagnosis's are their
+  folders', ``anchorkit.scout.findings`` and ``anchorkit.diagnosis.findings``);
 - ``charts``, ``diagnosis_charts``: the figures, drawn in the book's theme (``theme``);
 - ``standalone``: an executed notebook as one offline HTML page (a re-run's page).
 """

@@ -10,7 +10,7 @@ import pandas as pd
 from anchorkit.core.config import TaskConfig
 from anchorkit.formatting import and_list, number
 from anchorkit.measures import criteria
-from anchorkit.pages.findings import ARMS
+from anchorkit.core.optimizers import ARMS
 from anchorkit.recalibration import MET, criteria_row
 
 

@@ -1,5 +1,5 @@
 """The diagnosis page's figures ("Why our runs differ from the source's"), one builder per
-figure, each from the frames ``diagnosis_page`` reads out of the committed tables."""
+figure, each from the frames ``diagnosis.findings`` reads out of the committed tables."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 
 from anchorkit import diagnosis
 from anchorkit.measures import criteria
-from anchorkit.pages.diagnosis_page import ARMS, FITTED, TARGET_NAMES
+from anchorkit.diagnosis.findings import ARMS, FITTED, TARGET_NAMES
 from anchorkit.pages.theme import LEGIBLE  # noqa: F401 (registers the book's chart theme)
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
 

@@ -18,9 +18,9 @@ from anchorkit.formatting import count, count_moved, number, paired, summary
 from anchorkit.ledger import E2A_SOURCE, KEPT_LINE, removal_se, tally, verdict_list
 from anchorkit.measures.stats import loss_rate
 from anchorkit.measures.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
-from anchorkit.core.optimizers import PLAIN_ADAM, QUESTION, ROTATED_ADAM
+from anchorkit.core.optimizers import ARMS, PLAIN_ADAM, ROTATED_ADAM
+from anchorkit.pairs import deep_alignment
 
-ARMS = {o.name: o.label for o in reversed(QUESTION)}  # rotated first, as the tables list them
 SAME = 0.05  # two medians within this read as the same (alignment, net removal), stated on the page
 DECIDES = 0.05  # the sign test's level: below it, the arms' difference in losses is decided
 
@@ -29,14 +29,6 @@ def _arms(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     rot = results[results.optimizer == ROTATED_ADAM.name].sort_values("seed")
     sto = results[results.optimizer == PLAIN_ADAM.name].sort_values("seed")
     return rot, sto
-
-
-def deep_alignment(alignment: pd.DataFrame) -> pd.Series:
-    """Mean alignment with e₁ at slices 3–4 in difference contexts, per (optimizer, seed), for
-    the anchored runs."""
-    a = alignment[(alignment.role == "anchored") & (alignment.context == "difference")
-                  & (alignment.slice >= 3)]
-    return a.groupby(["optimizer", "seed"]).alignment.mean()
 
 
 def losses_text(kept) -> str:

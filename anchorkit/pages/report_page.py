@@ -17,7 +17,7 @@ from anchorkit import mirror, scout, viability
 from anchorkit.measures import criteria, directions
 from anchorkit.pages import asked, criteria_met, findings, screens
 from anchorkit.scout import findings as scout_findings
-from anchorkit.pages.diagnosis_page import selection
+from anchorkit.diagnosis.findings import selection
 from anchorkit.pages.supporting import measured_before_bounded_removal, screen_scope as scope
 from anchorkit.core.task import SYNTAX
 from anchorkit.pages.page import REPORTS, compute_command, regime_list, report_regimes

@@ -1,5 +1,5 @@
 """What the other pages read from the diagnosis: its first screen, its why in one sentence, the
-regimes it shows (``anchorkit.pages.diagnosis_page``)."""
+regimes it shows (``anchorkit.diagnosis.findings``)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE
 from anchorkit.provenance import has_tables
 from anchorkit.diagnosis.rank import beyond_input
 from anchorkit.core.optimizers import ROTATED_ADAM
-from anchorkit.pages.diagnosis_page.tables import (dissociation, load, pending, pooled, read_beyond_input,
+from anchorkit.diagnosis.findings.tables import (dissociation, load, pending, pooled, read_beyond_input,
                                                    rescued_by_rank)
-from anchorkit.pages.diagnosis_page.words import mirror_holds, overlap_weak_count
+from anchorkit.diagnosis.findings.words import mirror_holds, overlap_weak_count
 
 
 def column_text(regime, t, d: pd.DataFrame) -> str:

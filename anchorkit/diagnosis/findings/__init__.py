@@ -1,4 +1,4 @@
-"""The diagnosis page's text, charts and tables ("Why our runs differ from the source's"), read
+"""The diagnosis page's texts and tables ("Why our runs differ from the source's"), read
 from the committed tables of both report regimes: each regime's ``diagnosis/`` folder and its
 rotated-basis study's ``results`` and ``alignment``. Every number the page prints comes from
 those tables; nothing here loads weights.
@@ -8,7 +8,7 @@ part's result in words), ``summary`` (part 4 and the tables' styles) and ``scree
 other pages read); every name is read from here.
 """
 
-from anchorkit.pages.diagnosis_page.tables import *  # noqa: F401,F403
-from anchorkit.pages.diagnosis_page.words import *  # noqa: F401,F403
-from anchorkit.pages.diagnosis_page.summary import *  # noqa: F401,F403
-from anchorkit.pages.diagnosis_page.screens import *  # noqa: F401,F403
+from anchorkit.diagnosis.findings.tables import *  # noqa: F401,F403
+from anchorkit.diagnosis.findings.words import *  # noqa: F401,F403
+from anchorkit.diagnosis.findings.summary import *  # noqa: F401,F403
+from anchorkit.diagnosis.findings.screens import *  # noqa: F401,F403

@@ -1,5 +1,5 @@
 """The diagnosis page's tables as it reads them: the committed parts of every regime, checked
-against their manifests, and the counts the other modules share (``anchorkit.pages.diagnosis_page``)."""
+against their manifests, and the counts the other modules share (``anchorkit.diagnosis.findings``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from anchorkit import diagnosis, viability
-from anchorkit.pages.findings import ARMS, deep_alignment
+from anchorkit.core.optimizers import ARMS
+from anchorkit.pairs import deep_alignment
 from anchorkit.ledger import SOURCE
 from anchorkit.provenance import has_tables, read_provenance, read_tables
 from anchorkit.diagnosis.rank import beyond_input
