@@ -54,13 +54,13 @@ def syntax(v, basis):
 @pytest.mark.parametrize("cos, expected", [
     (0.95, R), (0.32, N), (spread(0.5, 0.95), U)])
 def test_p1_one_part_per_syntax_token(cos, expected):
-    text, v = ledger.p1(results(adam=syntax(cos, "axes")))
+    text, v = ledger.CLAIM["P1"].ours(results(adam=syntax(cos, "axes")))
     assert v == expected and "chance 0.32" in text and "0.41 at the 95th percentile" in text
 
 
 @pytest.mark.parametrize("share, expected", [(0.5, R), (0.3, N), (0.75, N), (spread(0.3, 0.5), U)])
 def test_p2_about_half_either_side(share, expected):
-    assert verdict(ledger.p2, results(adam={"control_top_share_axes": share})) == expected
+    assert verdict(ledger.CLAIM["P2"].ours, results(adam={"control_top_share_axes": share})) == expected
 
 
 @pytest.mark.parametrize("plain, rot_axes, expected", [
@@ -69,31 +69,32 @@ def test_p2_about_half_either_side(share, expected):
 def test_p0_existence_apart_from_size(plain, rot_axes, expected):
     given = results(rotated={"control_top_share_axes": rot_axes},
                     adam={"control_top_share_axes": plain})
-    text, v = ledger.p0(given)
+    text, v = ledger.CLAIM["P0"].ours(given)
     assert v == expected and "exact sign test" in text
     # existence does not ask for the source's size: a plain share of 0.3 (P2 not reproduced)
     # well above its twins exists
     small = results(rotated={"control_top_share_axes": 0.06}, adam={"control_top_share_axes": 0.3})
-    assert verdict(ledger.p0, small) == R and verdict(ledger.p2, small) == N
+    assert verdict(ledger.CLAIM["P0"].ours, small) == R and verdict(ledger.CLAIM["P2"].ours, small) == N
 
 
 def test_an_undecided_size_says_the_seeds_that_would_decide_it():
-    text, v = ledger.p2(results(adam={"control_top_share_axes": spread(0.3, 0.55)}))
+    text, v = ledger.CLAIM["P2"].ours(results(adam={"control_top_share_axes": spread(0.3, 0.55)}))
     assert v == U and re.search(r"about \d+ seeds would decide it", text)
     # a one-sided claim's median on its bound: no number of seeds decides it
-    text, v = ledger.p0(results(rotated={"control_top_share_axes": 0.0},
+    text, v = ledger.CLAIM["P0"].ours(results(rotated={"control_top_share_axes": 0.0},
                                 adam={"control_top_share_axes": spread(0.0, 0.1)}))
     assert v == U and "no number of seeds decides a median on the bound" in text
 
 
 def test_a_two_sided_size_on_its_bound_is_decided_by_its_margin_once_the_interval_is_narrow():
-    text, v = ledger.p2(results(adam={"control_top_share_axes": spread(0.35, 0.45)}))
+    text, v = ledger.CLAIM["P2"].ours(results(adam={"control_top_share_axes": spread(0.35, 0.45)}))
     assert v == U and re.search(r"about \d+ seeds would decide it", text)  # the median is 0.4
-    text, v = ledger.p2(results(adam={"control_top_share_axes": spread(0.38, 0.42, 16)}, n=16))
+    text, v = ledger.CLAIM["P2"].ours(results(adam={"control_top_share_axes": spread(0.38, 0.42, 16)}, n=16))
     assert v == R and "the median, inside the region, decides" in text
-    text, v = ledger.p2(results(adam={"control_top_share_axes": spread(0.37, 0.41, 16)}, n=16))
+    text, v = ledger.CLAIM["P2"].ours(results(adam={"control_top_share_axes": spread(0.37, 0.41, 16)}, n=16))
     assert v == N and "the median, outside the region, decides" in text
-    assert ledger.margins_text("P2") == "; equivalence margin ±0.05" and ledger.margins_text("P0") == ""
+    assert ledger.CLAIM["P2"].margins() == "; equivalence margin ±0.05"
+    assert ledger.CLAIM["P0"].margins() == ""
 
 
 def basis(rows) -> pd.DataFrame:
@@ -125,7 +126,7 @@ def costs(optimizer, axes, random=None, rotated=None, spike=None, role="control"
     (0.03, 0.10, R), (0.04, 0.045, N), (0.0015, 0.0020, N), (0.03, spread(0.03, 0.12), U)])
 def test_p3_ordering_needs_a_resolvable_difference(axes, rand, expected):
     given = Given(**{"rotated-basis__basis": costs("adam", axes, rand)})
-    assert verdict(ledger.p3, given) == expected
+    assert verdict(ledger.CLAIM["P3"].ours, given) == expected
 
 
 @pytest.mark.parametrize("rot_top, rot_axes, plain_top, expected", [
@@ -135,7 +136,7 @@ def test_p4_needs_a_structure_to_mirror(rot_top, rot_axes, plain_top, expected):
     given = results(rotated={"control_top_share_rotated": rot_top,
                              "control_top_share_axes": rot_axes, "control_has_spike_rotated": True},
                     adam={"control_top_share_axes": plain_top, "control_has_spike_axes": True})
-    assert verdict(ledger.p4, given) == expected
+    assert verdict(ledger.CLAIM["P4"].ours, given) == expected
 
 
 def removal(net, error=0.045, **more):
@@ -150,7 +151,7 @@ def removal(net, error=0.045, **more):
     ([0.9] * 7 + [0.49], U),  # 7 or 8 kept: 8 of 8 says "every", 7 of 8 cannot be told from it
     ([0.9] * 3 + [0.49] + [0.2] * 4, N)])  # 3 or 4 kept: 3 fails Fisher's test, 4 "every"'s share
 def test_e1a_counts_kept_rotated_runs_and_the_runs_near_the_line_both_ways(net, expected):
-    text, v = ledger.e1a(results(rotated=removal(net)))
+    text, v = ledger.CLAIM["E1a"].ours(results(rotated=removal(net)))
     assert v == expected
     assert ("within one standard error" in text) == (0.49 in net)
     if 0.49 in net and net.count(0.9) == 3:  # Fisher alone cannot reject 4 of 8 against 8 of 8
@@ -176,26 +177,26 @@ def alignment(diff_deep_rot, diff_deep_adam=None, other_rot=0.15, emb_rot=0.06, 
     (0.6, 0.6, R), (0.9, 0.9, N), (0.6, 0.5, N), (0.9, 0.7, N), (spread(0.55, 0.85), None, U),
     (spread(0.55, 0.75), None, R)])  # the last passes the bound 0.7 by less than the margin
 def test_e1b_size_and_twins(rot, adam, expected):
-    assert verdict(ledger.e1b, alignment(rot, adam)) == expected
+    assert verdict(ledger.CLAIM["E1b"].ours, alignment(rot, adam)) == expected
 
 
 @pytest.mark.parametrize("other, expected", [(0.15, R), (0.02, N), (0.4, N), (spread(0.1, 0.4), U),
                                                (spread(0.1, 0.3), R)])  # within the margin
 def test_e1c_fails_on_either_side(other, expected):
-    assert verdict(ledger.e1c, alignment(0.6, other_rot=other)) == expected
+    assert verdict(ledger.CLAIM["E1c"].ours, alignment(0.6, other_rot=other)) == expected
 
 
 @pytest.mark.parametrize("rot, adam, expected", [
     (0.06, 0.02, R), (0.5, 0.02, N), (0.02, 0.06, N), (spread(0.03, 0.09), 0.02, U)])
 def test_e1d_direction_and_size_on_paired_seeds(rot, adam, expected):
-    assert verdict(ledger.e1d, alignment(0.6, emb_rot=rot, emb_adam=adam)) == expected
+    assert verdict(ledger.CLAIM["E1d"].ours, alignment(0.6, emb_rot=rot, emb_adam=adam)) == expected
 
 
 @pytest.mark.parametrize("rot, adam, expected", [
     (0.98, 0.96, R), (0.98, 0.5, N), (0.6, 0.5, N), (spread(0.9, 0.99), 0.96, U)])
 def test_e2a_median_and_every_run(rot, adam, expected):
     given = results(rotated={"raw_removal": rot}, adam={"raw_removal": adam})
-    assert verdict(ledger.e2a, given) == expected
+    assert verdict(ledger.CLAIM["E2a"].ours, given) == expected
 
 
 @pytest.mark.parametrize("net, stored_drop, expected", [
@@ -204,7 +205,7 @@ def test_e2a_median_and_every_run(rot, adam, expected):
 def test_e2b_lost_by_net_removal_the_shortfall_and_the_stored_controls(net, stored_drop,
                                                                         expected):
     given = results(rotated=removal(net, raw=[0.97] * 8), adam={"control_drop": stored_drop})
-    assert verdict(ledger.e2b, given) == expected
+    assert verdict(ledger.CLAIM["E2b"].ours, given) == expected
 
 
 def overlap(cos, drop, shortfall_r=0.5, other=0.3, raw_spill=0.01, r=0.94, n=8,
@@ -235,7 +236,7 @@ QUARTER = [0.25, 0.26] + [0.05] * 6
     (overlap(QUARTER, [0.6, 0.7] + [0.05] * 6, r=0.94, shortfall_r=0.0), R),  # shortfall unjudged
     (overlap(0.05, 0.0), NC)])  # no control at a quarter: that part cannot be asked
 def test_e2c_collateral_damage_where_the_cosine_is_a_quarter_and_the_relation(given, expected):
-    assert verdict(ledger.e2c, given) == expected
+    assert verdict(ledger.CLAIM["E2c"].ours, given) == expected
 
 
 @pytest.mark.parametrize("given, expected", [
@@ -244,12 +245,12 @@ def test_e2c_collateral_damage_where_the_cosine_is_a_quarter_and_the_relation(gi
     (overlap(QUARTER, 0.6, other=0.0), N),  # 0 of 2: outside what "every" allows
     (overlap(0.05, 0.0), NC)])
 def test_e2d_other_ops_in_the_control_not_in_the_anchored_run(given, expected):
-    assert verdict(ledger.e2d, given) == expected
+    assert verdict(ledger.CLAIM["E2d"].ours, given) == expected
 
 
 @pytest.mark.parametrize("spill, expected", [(0.01, R), (0.03, N), ([0.01] * 6 + [0.03] * 2, U)])
 def test_e2e_every_rotated_run_within_the_criterion(spill, expected):
-    assert verdict(ledger.e2e, results(rotated={"spill": spill, "raw_spill": spill},
+    assert verdict(ledger.CLAIM["E2e"].ours, results(rotated={"spill": spill, "raw_spill": spill},
                                        adam={"spill": 0.05, "raw_spill": 0.05})) == expected
 
 
@@ -258,9 +259,9 @@ def test_a_rule_reads_the_source_figure_from_the_table(monkeypatch):
     table moves the verdict (here E2e's spill criterion, 0.02, against rotated runs at 0.01)."""
     given = results(rotated={"spill": 0.01, "raw_spill": 0.01},
                     adam={"spill": 0.05, "raw_spill": 0.05})
-    assert verdict(ledger.e2e, given) == R
+    assert verdict(ledger.CLAIM["E2e"].ours, given) == R
     monkeypatch.setitem(ledger.SOURCE["E2e"], "spill", ledger.Figure("0.005"))
-    assert verdict(ledger.e2e, given) == N
+    assert verdict(ledger.CLAIM["E2e"].ours, given) == N
 
 
 def test_every_number_a_claim_quotes_from_the_source_is_in_the_table():
@@ -296,7 +297,7 @@ def test_every_number_a_claim_quotes_from_the_source_is_in_the_table():
                                                (spread(0.4, 0.7), U),
                                                (spread(0.4, 0.6), R)])  # within the margin
 def test_e2f_landing_either_side(landing, expected):
-    assert verdict(ledger.e2f, results(rotated={"landing": landing},
+    assert verdict(ledger.CLAIM["E2f"].ours, results(rotated={"landing": landing},
                                        adam={"landing": landing})) == expected
 
 
@@ -304,14 +305,14 @@ def test_e2f_landing_either_side(landing, expected):
                                               (spread(-0.05, 0.0), U),
                                               (spread(-0.03, 0.0), R)])  # within the margin
 def test_e2g_task_change_either_side(change, expected):
-    assert verdict(ledger.e2g, results(rotated={"task_change": change},
+    assert verdict(ledger.CLAIM["E2g"].ours, results(rotated={"task_change": change},
                                        adam={"task_change": change})) == expected
 
 
 @pytest.mark.parametrize("raw, expected", [
     ([0.97] * 8, R), ([0.2] * 5 + [0.97] * 3, N), ([0.51] + [0.97] * 7, U)])  # 0 or 1 lost
 def test_e2h_none_lost_by_raw_removal(raw, expected):
-    assert verdict(ledger.e2h, results(rotated=removal(raw))) == expected
+    assert verdict(ledger.CLAIM["E2h"].ours, results(rotated=removal(raw))) == expected
 
 
 @pytest.mark.parametrize("top, axes, plain, expected", [
@@ -322,7 +323,7 @@ def test_e3a_two_sizes_and_flat_axes_only_where_plain_adam_has_structure(top, ax
                                                                           expected):
     given = results(rotated={"control_top_share_rotated": top, "control_top_share_axes": axes},
                     adam={"control_top_share_axes": plain})
-    assert verdict(ledger.e3a, given) == expected
+    assert verdict(ledger.CLAIM["E3a"].ours, given) == expected
 
 
 @pytest.mark.parametrize("ra, rr, sa, sr, expected", [
@@ -331,7 +332,7 @@ def test_e3a_two_sizes_and_flat_axes_only_where_plain_adam_has_structure(top, ax
 def test_e3b_reversal_and_sizes(ra, rr, sa, sr, expected):
     given = results(rotated={"control_kurtosis_axes": ra, "control_kurtosis_rotated": rr},
                     adam={"control_kurtosis_axes": sa, "control_kurtosis_rotated": sr})
-    assert verdict(ledger.e3b, given) == expected
+    assert verdict(ledger.CLAIM["E3b"].ours, given) == expected
 
 
 @pytest.mark.parametrize("cos, syntax_vector, expected", [
@@ -342,12 +343,12 @@ def test_e3c_along_a_rotated_vector_and_the_spikes_with_chance_beside(cos, synta
     given = overlap(0.05, 0.0, syntax_vector=syntax_vector)
     given._cache[("rotated-basis", "results")] = results(rotated={
         **syntax(cos, "rotated"), **syntax(0.32, "axes")})._cache[("rotated-basis", "results")]
-    text, v = ledger.e3c(given)
+    text, v = ledger.CLAIM["E3c"].ours(given)
     assert v == expected and f"chance {ledger.chance_cos():.2f}" in text
 
 
 def test_e3c_without_the_diagnosis_tables_is_not_comparable():
-    assert verdict(ledger.e3c, results(rotated=syntax(0.88, "rotated"))) == NC
+    assert verdict(ledger.CLAIM["E3c"].ours, results(rotated=syntax(0.88, "rotated"))) == NC
 
 
 def test_chance_level_of_the_largest_cos_in_64_dimensions_is_about_a_third():
@@ -358,11 +359,11 @@ def test_chance_level_of_the_largest_cos_in_64_dimensions_is_about_a_third():
 
 def test_moved_counts_are_not_comparable_without_spikes_and_compared_with_them():
     few = pd.array([True] + [pd.NA] * 7, dtype="boolean")
-    assert verdict(ledger.e3d, results(rotated={"moved_rotated": list(few)})) == NC
+    assert verdict(ledger.CLAIM["E3d"].ours, results(rotated={"moved_rotated": list(few)})) == NC
     three = [True] * 3 + [False] * 5
-    assert verdict(ledger.e3d, results(rotated={"moved_rotated": three})) == R
-    assert verdict(ledger.e3d, results(rotated={"moved_rotated": [True] * 8})) == N
-    assert verdict(ledger.e3d, results(rotated={"moved_rotated": [False] * 8})) == U  # p = 0.2
+    assert verdict(ledger.CLAIM["E3d"].ours, results(rotated={"moved_rotated": three})) == R
+    assert verdict(ledger.CLAIM["E3d"].ours, results(rotated={"moved_rotated": [True] * 8})) == N
+    assert verdict(ledger.CLAIM["E3d"].ours, results(rotated={"moved_rotated": [False] * 8})) == U  # p = 0.2
 
 
 @pytest.mark.parametrize("axes, off, spike, expected", [
@@ -372,7 +373,7 @@ def test_e3e_spike_cost_and_cheap_rotated_axes(axes, off, spike, expected):
     given = Given(**{"rotated-basis__basis": costs("rotated", axes, rotated=off, spike=spike),
                      "rotated-basis__results": results(rotated={
                          "control_spike_rotated": 5})._cache[("rotated-basis", "results")]})
-    text, v = ledger.e3e(given)
+    text, v = ledger.CLAIM["E3e"].ours(given)
     assert v == expected and not re.search(r"-0\.0+(?![0-9])", text)
 
 
@@ -381,13 +382,13 @@ def test_e3e_spike_cost_and_cheap_rotated_axes(axes, off, spike, expected):
 def test_e3e_e1_cost_of_e1_on_every_seed(cost, expected):
     rows = basis([("rotated", "anchored", "axes", 0, at(cost, i), f"control-rotated-{i}")
                   for i in range(8)])
-    assert verdict(ledger.e3e_e1, Given(**{"rotated-basis__basis": rows})) == expected
+    assert verdict(ledger.CLAIM["E3e′"].ours, Given(**{"rotated-basis__basis": rows})) == expected
 
 
 def test_l1_reads_the_reference_baseline_study_on_the_sources_denominator():
     def l1(moved):
         r = pd.DataFrame({"moved_axes": pd.array(moved, dtype="boolean")})
-        return verdict(ledger.l1, Given(**{"reference-baseline__results": r}))
+        return verdict(ledger.CLAIM["L1"].ours, Given(**{"reference-baseline__results": r}))
 
     assert l1([True] * 3 + [False] * 5) == R
     assert l1([True] * 8) == N
@@ -399,15 +400,12 @@ def test_l1_reads_the_reference_baseline_study_on_the_sources_denominator():
 def test_s1_one_in_forty_inside_our_interval_and_its_top_under_one_in_nine(lost, runs, expected):
     kept = [False] * lost + [True] * (runs - lost)
     rate = rate_table(pd.DataFrame({"kept": kept, "kept_raw": kept}))
-    assert verdict(ledger.s1, Given(**{"loss-rate-screen__rate": rate})) == expected
+    assert verdict(ledger.CLAIM["S1"].ours, Given(**{"loss-rate-screen__rate": rate})) == expected
 
 
 def test_every_claim_has_a_rule_test_here():
-    tested = {ledger.p0, ledger.p1, ledger.p2, ledger.p3, ledger.p4, ledger.e1a, ledger.e1b, ledger.e1c,
-              ledger.e1d, ledger.e2a, ledger.e2b, ledger.e2c, ledger.e2d, ledger.e2e, ledger.e2f,
-              ledger.e2g, ledger.e2h, ledger.e3a, ledger.e3b, ledger.e3c, ledger.e3d, ledger.e3e,
-              ledger.e3e_e1, ledger.l1, ledger.s1}
-    assert {c.ours for c in ledger.CLAIMS} == tested
+    tested = set(re.findall(r'CLAIM\["([^"]+)"\]', Path(__file__).read_text()))
+    assert tested == {c.id for c in ledger.CLAIMS}
 
 
 def test_a_claim_of_parts_names_each_parts_verdict():
@@ -421,7 +419,7 @@ def test_a_missing_table_makes_a_claim_not_comparable_not_an_error():
         text, v = ledger.judge(claim, Given())
         assert v == NC and "not measured" in text, claim.id
     with pytest.raises(ledger.Missing, match="rotated-basis/results"):
-        ledger.p1(Given())  # a rule alone says which table it needs
+        ledger.CLAIM["P1"].ours(Given())  # a rule alone says which table it needs
 
 
 def test_the_committed_ledger_has_every_claim_once_with_a_verdict():
@@ -500,12 +498,17 @@ def test_a_seed_that_decides_a_verdict_is_named_and_a_count_below_the_sources_n_
             # seed 3 alone lifts the median above the bar; the other seeds sit on either side
             return pd.DataFrame({"seed": [1, 2, 3, 4, 5], "x": [0.1, 0.2, 0.9, 0.8, 0.7]})
 
-    def median_over(t):
-        x = t.need("s", "x").x
-        return "", ledger.REPRODUCED if x.median() > 0.5 else ledger.NOT_REPRODUCED
+    class MedianOver:  # a rule of one part: the median of x above 0.5
+        def judge(self, t):
+            x = t.need("s", "x").x
+            return ledger.Part("over", "", ledger.REPRODUCED if x.median() > 0.5
+                               else ledger.NOT_REPRODUCED)
 
-    claims = [ledger.Claim("E1c", "E1", "c", "s", "r", median_over),  # no count: checked
-              ledger.Claim("E1a", "E1", "c", "s", "r", median_over)]  # the source's 8 of 8
+        def text(self):
+            return "the median above 0.5"
+
+    claims = [ledger.Claim("E1c", "E1", "c", "s", (MedianOver(),)),  # no count: checked
+              ledger.Claim("E1a", "E1", "c", "s", (MedianOver(),))]  # the source's 8 of 8
     monkeypatch.setattr(ledger, "CLAIMS", claims)
     table = ledger.pivotal(Fake(), [1, 2, 3, 4, 5])
     changed = table[table.checked.astype(bool)]
@@ -518,3 +521,37 @@ def test_a_seed_that_decides_a_verdict_is_named_and_a_count_below_the_sources_n_
     steady = ledger.pivotal(Fake(), [1, 2])  # leaving out seed 1 or 2 changes nothing
     assert ledger.pivotal_text(steady, 2).startswith(
         "of the 1 claims checked, 0 change their verdict when one of the 2 seeds is left out (E1a")
+
+
+def test_a_rule_writes_its_text_from_the_thresholds_it_judges_with():
+    """A rule object both judges and writes its words: widening a figure's tolerance changes the
+    verdict and the text together, so the ledger's rule column cannot drift from the rule."""
+    values = lambda t: pd.Series([0.40, 0.41, 0.42, 0.43, 0.44, 0.45, 0.46, 0.47])
+    narrow = ledger.Size("share", values, ledger.Inside(ledger.Figure("0.5", 0.02)), "the share")
+    wide = ledger.Size("share", values, ledger.Inside(ledger.Figure("0.5", 0.2)), "the share")
+    assert narrow.judge(None).verdict == N and narrow.text().endswith("inside 0.5 (±0.02)")
+    assert wide.judge(None).verdict == R and wide.text().endswith("inside 0.5 (±0.2)")
+    low = ledger.Size("share", values, ledger.AtLeast(0.3), "the share")
+    assert low.judge(None).verdict == R and low.text().endswith("at least 0.3")
+    seven = lambda t: (7, 8, "7 of 8", ((), ()))
+    for source, says, verdict, words in (
+            (ledger.Count(8, 8), ledger.every, U, "every one, within 1/8"),
+            (ledger.Count(0, 8), ledger.none_of, N, "none, within 1/8"),
+            (ledger.Count(3, 8), ledger.about(ledger.Count(3, 8)), U, "within 1/8 of 3/8"),
+            (ledger.Count(7, 8), ledger.about(ledger.Count(7, 8)), R, "within 1/8 of 7/8")):
+        tally = ledger.Tally("kept", seven, source, says, "the runs kept")
+        assert tally.judge(None).verdict == verdict, words
+        assert tally.text() == (f"the runs kept against the source's {source} (Fisher's exact "
+                                f"test): {words}")
+
+
+def test_every_claims_rule_names_the_bound_and_the_count_each_of_its_parts_judges_with():
+    for c in ledger.CLAIMS:
+        for p in c.parts:
+            p = p.rule if isinstance(p, ledger.Given) else p
+            if isinstance(p, ledger.Size):
+                assert str(p.allows) in c.rule, (c.id, p.name)
+            if isinstance(p, ledger.Tally):
+                assert f"the source's {p.source}" in c.rule, (c.id, p.name)
+        if c.premise is not None or any(isinstance(p, ledger.Given) for p in c.parts):
+            assert "not comparable where plain Adam builds no privileged basis" in c.rule

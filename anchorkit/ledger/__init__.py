@@ -1,8 +1,9 @@
 """The reproduction ledger: each claim of the source report beside what our committed tables give.
 
-Every claim carries the source's figure, a function that reads our tables (the ``reports/``
-folder of one regime) and returns our figure with a verdict, and the rule that verdict follows,
-written here before the tables are read. The rules compare intervals, never a fixed cut-off on an
+Every claim carries the source's figure and the rules of its parts: values (``ledger.rules``)
+that read our tables (the ``reports/`` folder of one regime) and return our figure with a
+verdict, and that write the rule's words from the same thresholds, before any table is read, so
+that the words cannot drift from what is judged. The rules compare intervals, never a fixed cut-off on an
 8-seed median (``anchorkit.measures.verdicts`` states the three comparisons: a size's median interval
 against the region the claim allows, a count by Fisher's exact test against the source's count, a
 relation's Fisher-z interval against the source's r); their verdicts are reproduced, not
@@ -23,8 +24,10 @@ level below which a |cos| places a token on no vector.
 
 The claims are the source report's, in our words, never tuned towards.
 
-The package: ``base`` (values, tolerances, the source's figures, the rules' pieces), the readers
-by section (``premise``, ``anchor``, ``basis``), ``claims`` (the claims as data) and, here, the
+The package: ``base`` (values, tolerances, the source's figures, the judging helpers), ``rules``
+(the rule kinds: a size, a count, a part given a premise, and the claim), the claims by section
+with their readers (``premise``, ``anchor``, ``basis``), ``claims`` (all of them, their short
+names, judging one) and, here, the
 ledger table, the leave-one-seed-out check and the counts the pages glue. Every name of the
 submodules is read as ``ledger.<name>``.
 """
@@ -58,8 +61,9 @@ from anchorkit.ledger.base import SOURCE, Count, Missing, Tables, _missing
 from anchorkit.ledger.premise import *  # noqa: F401,F403
 from anchorkit.ledger.anchor import *  # noqa: F401,F403
 from anchorkit.ledger.basis import *  # noqa: F401,F403
+from anchorkit.ledger.rules import *  # noqa: F401,F403
 from anchorkit.ledger.claims import *  # noqa: F401,F403
-from anchorkit.ledger.claims import CLAIMS, NAMES, judge, margins_text
+from anchorkit.ledger.claims import CLAIMS, NAMES, judge
 
 
 def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
@@ -72,7 +76,7 @@ def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
         assert verdict in VERDICTS, (c.id, verdict)
         rows.append({"id": c.id, "name": NAMES[c.id], "section": c.section, "claim": c.claim,
                      "source": c.source,
-                     "rule": c.rule + margins_text(c.id), "regime": regime, "ours": ours,
+                     "rule": c.rule, "regime": regime, "ours": ours,
                      "verdict": verdict})
     return pd.DataFrame(rows)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 
@@ -162,16 +161,6 @@ class Tables:
 
 class Missing(LookupError):
     """A table a rule needs is not committed."""
-
-
-@dataclass(frozen=True)
-class Claim:
-    id: str
-    section: str
-    claim: str
-    source: str
-    rule: str
-    ours: Callable[[Tables], tuple[str, str]]
 
 
 @dataclass(frozen=True)

@@ -1,135 +1,199 @@
-"""The readers of where the privileged basis went (E3), the later finding (L1) and the scope
-(S1).
+"""The claims of where the privileged basis went (E3), the later finding (L1) and the scope (S1);
+each claim's parts are rules (``ledger.rules``) over the readers here.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pandas as pd
 
 from anchorkit.formatting import summary
 from anchorkit.core.task import SYNTAX
-from anchorkit.measures.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
-                                         about_share, every, most)
+from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
+                                         every, most)
 from anchorkit.core.optimizers import ROTATED_ADAM
 from anchorkit.ledger.base import (Count, KURTOSIS_TOL, Part, RESOLUTION, SOURCE, Tables, _chance,
-                                   _results, counted, judged, sized)
-from anchorkit.ledger.premise import _costs, _no_structure, _per_run_cost, existence
+                                   _results, counted)
+from anchorkit.ledger.premise import _costs, _per_run_cost, given_a_basis
+from anchorkit.ledger.rules import AtLeast, Claim, Inside, Size, Tally, about
+
+_ = SOURCE  # the figures each claim's text quotes, read from the one table
+
+
+def _rot(column: str):
+    """A column of the rotated controls' results."""
+    return lambda t: _results(t, "rotated")[column]
+
+
+def _difference(optimizer: str, a: str, b: str):
+    """One arm's ``a`` minus ``b``, per run."""
+    return lambda t: _results(t, optimizer)[a] - _results(t, optimizer)[b]
 
 
 # ------------------------------------------------------------------------------ E3
-def e3a(t):
-    rot, sto = _results(t, "rotated"), _results(t, "adam")
-    src = SOURCE["E3a"]
-    flat = sized(f"the axes stay at {src['axes']}", rot.control_top_share_axes,
-                 src["axes"].region(), ".3f", "top axis share ")
-    if _no_structure(existence(rot, sto)):
-        flat = Part(flat.name, flat.text + ", as flat as plain Adam's own (no privileged basis "
-                    "to lose, P0)", NOT_COMPARABLE)
-    return judged([sized(f"a rotated direction holds {src['rotated']}",
-                         rot.control_top_share_rotated, src["rotated"].region(), ".3f",
-                         "rotated controls' top rotated share "), flat])
+def _along(t: Tables) -> pd.Series:
+    """Each rotated control's mean |cos| of the four syntax tokens with the rotated basis."""
+    return _results(t, "rotated")[[f"control_syntax_cos_{s}_rotated" for s in SYNTAX]].mean(axis=1)
 
 
-def e3b(t):
-    rot, sto = _results(t, "rotated"), _results(t, "adam")
-    src = SOURCE["E3b"]
-    return judged([
-        sized("reversed in the rotated controls",
-              rot.control_kurtosis_rotated - rot.control_kurtosis_axes, (KURTOSIS_TOL, INF),
-              ".2f", "rotated basis minus axes "),
-        sized("as in the plain controls", sto.control_kurtosis_axes - sto.control_kurtosis_rotated,
-              (KURTOSIS_TOL, INF), ".2f", "axes minus rotated basis "),
-        sized(f"axes {src['axes']}", rot.control_kurtosis_axes, src["axes"].region()),
-        sized(f"rotated {src['rotated']}", rot.control_kurtosis_rotated,
-              src["rotated"].region())])
-
-
-def e3c(t):
-    rot, o = _results(t, "rotated"), t.get("diagnosis", "overlap_targets")
-    per = rot[[f"control_syntax_cos_{s}_rotated" for s in SYNTAX]].mean(axis=1)
-    src = SOURCE["E3c"]
-    along = sized("along a rotated vector", per, (src["cos"].region()[0], INF), ".2f",
-                  "mean over the four tokens, per rotated control ")
-    parts = [Part(along.name, f"{along.text}; {_chance()}", along.verdict)]
+def _on_spike(t: Tables):
+    o = t.get("diagnosis", "overlap_targets")
     if o is None:
-        parts.append(Part("on the spike's vector on most seeds", "not measured", NOT_COMPARABLE))
-    else:
-        o = o[(o.optimizer == ROTATED_ADAM.name) & o.syntax.notna()]
-        on = int((o.syntax == o.spike).sum())
-        parts.append(counted("on the spike's vector on most seeds", on, len(o),
-                             (src["most"].k, src["most"].n), most,
-                             f"the syntax-holding vector is the top-energy direction on {on} "
-                             f"of {len(o)} rotated controls", unit="such controls"))
-    return judged(parts)
+        return None
+    o = o[(o.optimizer == ROTATED_ADAM.name) & o.syntax.notna()]
+    on = int((o.syntax == o.spike).sum())
+    return (on, len(o), f"the syntax-holding vector is the top-energy direction on {on} of "
+            f"{len(o)} rotated controls", ((), ()))
 
 
-def _moved(t: Tables, study: str, column: str, optimizer: str | None = None):
-    r = t.need(study, "results")
-    if optimizer is not None:
-        r = r[r.optimizer == optimizer]
-    return pd.Series(r[column], dtype="boolean")
-
-
-def _moved_claim(m: pd.Series, where: str, source: Count) -> tuple[str, str]:
-    """A "spike moved on 3 of 8 seeds" claim: not comparable unless at least half the seeds have
-    a spike in both runs; then a count against the source's (our share within 1/8 of it)."""
-    n, k = int(m.notna().sum()), int(m.fillna(False).sum())
-    text = (f"moved on {k} of the {n} seeds where {where} ({len(m) - n} without)" if n
-            else f"no seed where {where} (all {len(m)} without)")
-    if n < len(m) / 2:
-        return text, NOT_COMPARABLE
-    return judged([counted(f"on about {source}", k, n, (source.k, source.n),
-                           about_share(source.k / source.n, 1 / 8), text, unit="such seeds")])
-
-
-def e3d(t):
-    return _moved_claim(_moved(t, "rotated-basis", "moved_rotated", "rotated"),
-                        "falloff and its control both have a spike", SOURCE["E3d"]["moved"])
-
-
-def e3e(t):
+def _spike_costs(t: Tables) -> tuple[pd.Series, pd.Series]:
+    """In the rotated controls, the cost of the spike's rotated axis (per control) and each
+    control's median cost over the rotated axes off its spike."""
     b = _costs(t, "rotated")
-    rot = _results(t, "rotated")
-    spikes = rot.set_index("control_run").control_spike_rotated.dropna()
+    spikes = _results(t, "rotated").set_index("control_run").control_spike_rotated.dropna()
     rotated = b[b.basis == "rotated"]
     is_spike = rotated.apply(lambda r: spikes.get(r.control_run) == r.direction, axis=1)
+    return rotated[is_spike].cost, rotated[~is_spike].groupby("run").cost.median()
+
+
+def _axes_minus_off(t: Tables) -> pd.Series:
+    b = _costs(t, "rotated")
     axes = _per_run_cost(b, (b.basis == "axes") & (b.direction != 0))
-    off = rotated[~is_spike].groupby("run").cost.median()
-    on = rotated[is_spike].cost
-    spike = SOURCE["E3e"]["spike"]
-    return judged([
-        sized(f"the spike's axis costs about {spike}", on, spike.region(), ".3f",
-              "the spike's axis ") if len(on) else
-        Part(f"the spike's axis costs about {spike}", "no control has a spike", NOT_COMPARABLE),
-        sized("rotated axes off it cheaper than the coordinate axes", (axes - off).dropna(),
-              (RESOLUTION, INF), ".4f", "coordinate axes minus rotated axes off the spike, "
-              "per control ")])
+    return (axes - _spike_costs(t)[1]).dropna()
 
 
-def e3e_e1(t):
+def _e1_cost(t: Tables):
     b = _costs(t, "rotated", "anchored")
     e1 = b[(b.basis == "axes") & (b.direction == 0)].cost
-    src = SOURCE["E3e′"]
+    src = _["E3e′"]
     k = int(e1.between(*src["e1"].region()).sum())
-    return judged([counted("on every seed", k, len(e1), (src["every"].k, src["every"].n), every,
-                           f"e₁'s cost in rotated falloff runs {summary(e1, '.3f')}; inside "
-                           f"{src['e1']} (±{src['e1'].tol}) on {k} of {len(e1)}")])
+    return (k, len(e1), f"e₁'s cost in rotated falloff runs {summary(e1, '.3f')}; inside "
+            f"{src['e1']} (±{src['e1'].tol}) on {k} of {len(e1)}", ((), ()))
 
 
-# ------------------------------------------------------------------------------ later, scope
-def l1(t):
-    return _moved_claim(_moved(t, "reference-baseline", "moved_axes"),
-                        "both runs have a spike", SOURCE["L1"]["moved"])
+@dataclass(frozen=True)
+class Moved:
+    """A "spike moved on 3 of 8 seeds" claim: not comparable unless at least half the seeds have
+    a spike in both runs; then a count against the source's (our share within 1/8 of it)."""
+
+    name: str
+    study: str
+    column: str
+    where: str
+    source: Count
+    optimizer: str | None = None
+
+    def judge(self, t: Tables) -> Part:
+        r = t.need(self.study, "results")
+        if self.optimizer is not None:
+            r = r[r.optimizer == self.optimizer]
+        m = pd.Series(r[self.column], dtype="boolean")
+        n, k = int(m.notna().sum()), int(m.fillna(False).sum())
+        text = (f"moved on {k} of the {n} seeds where {self.where} ({len(m) - n} without)" if n
+                else f"no seed where {self.where} (all {len(m)} without)")
+        if n < len(m) / 2:
+            return Part(self.name, text, NOT_COMPARABLE)
+        return counted(self.name, k, n, (self.source.k, self.source.n), about(self.source),
+                       text, unit="such seeds")
+
+    def text(self) -> str:
+        return (f"not comparable unless at least half the seeds have a spike in both runs; then "
+                f"the seeds where it moved against the source's {self.source} (Fisher's exact "
+                f"test): within 1/8 of {self.source.k}/{self.source.n}")
 
 
-S1_RATE, S1_BOUND = SOURCE["S1"]["rate"].value, SOURCE["S1"]["bound"].value  # rate, its bound
+@dataclass(frozen=True)
+class Rate:
+    """The loss rate: not reproduced if the source's rate lies outside our exact 95% interval;
+    reproduced if inside and the interval's top is at most the source's bound, else undecided."""
+
+    name: str
+    rate: object  # the source's Figures
+    bound: object
+
+    def judge(self, t: Tables) -> Part:
+        r = t.need("loss-rate-screen", "rate").set_index("rule").loc["net removal"]
+        text = (f"{int(r.losses)} of {int(r.runs)} lost; rate {r.rate:.3f}, exact 95% interval "
+                f"{r.low:.3f} to {r.high:.3f}")
+        if not r.low <= self.rate.value <= r.high:
+            return Part(self.name, text, NOT_REPRODUCED)
+        return Part(self.name, text, REPRODUCED if r.high <= self.bound.value else UNDECIDED)
+
+    def text(self) -> str:
+        return (f"not reproduced if {self.rate} lies outside our exact 95% interval of the loss "
+                f"rate by net removal; reproduced if inside and the interval's top is at most "
+                f"{self.bound}")
 
 
-def s1(t):
-    rate = t.need("loss-rate-screen", "rate")
-    r = rate.set_index("rule").loc["net removal"]
-    text = (f"{int(r.losses)} of {int(r.runs)} lost; rate {r.rate:.3f}, exact 95% interval "
-            f"{r.low:.3f} to {r.high:.3f}")
-    if not r.low <= S1_RATE <= r.high:
-        return text, NOT_REPRODUCED
-    return text, REPRODUCED if r.high <= S1_BOUND else UNDECIDED
+S1_RATE, S1_BOUND = _["S1"]["rate"].value, _["S1"]["bound"].value  # rate, its bound
+ROTATED = "the rotated controls'"
+
+E3 = [
+    Claim("E3a", "E3", "Under rotated Adam one rotated direction holds about half the energy; the "
+          "coordinate axes stay flat.", f"{_['E3a']['rotated_median']} ({_['E3a']['rotated']}); "
+          f"axes {_['E3a']['axes_median']} ({_['E3a']['axes']})",
+          (Size(f"a rotated direction holds {_['E3a']['rotated']}",
+                _rot("control_top_share_rotated"), Inside(_["E3a"]["rotated"]),
+                f"{ROTATED} top rotated share", ".3f", "rotated controls' top rotated share "),
+           given_a_basis(Size(f"the axes stay at {_['E3a']['axes']}",
+                              _rot("control_top_share_axes"), Inside(_["E3a"]["axes"]),
+                              f"{ROTATED} top axis share", ".3f", "top axis share "),
+                         ", as flat as plain Adam's own (no privileged basis to lose, P0)"))),
+    Claim("E3b", "E3", "Kurtosis reverses: near 3 along the axes, above it along the rotated "
+          "basis, the opposite of the stored runs.", f"axes {_['E3b']['axes_median']} "
+          f"({_['E3b']['axes']}), rotated {_['E3b']['rotated_median']} ({_['E3b']['rotated']})",
+          (Size("reversed in the rotated controls",
+                _difference("rotated", "control_kurtosis_rotated", "control_kurtosis_axes"),
+                AtLeast(KURTOSIS_TOL), f"{ROTATED} kurtosis along the rotated basis minus along "
+                "the axes", ".2f", "rotated basis minus axes "),
+           Size("as in the plain controls",
+                _difference("adam", "control_kurtosis_axes", "control_kurtosis_rotated"),
+                AtLeast(KURTOSIS_TOL), "the plain controls' kurtosis along the axes minus along "
+                "the rotated basis", ".2f", "axes minus rotated basis "),
+           Size(f"axes {_['E3b']['axes']}", _rot("control_kurtosis_axes"),
+                Inside(_["E3b"]["axes"]), f"{ROTATED} kurtosis along the axes"),
+           Size(f"rotated {_['E3b']['rotated']}", _rot("control_kurtosis_rotated"),
+                Inside(_["E3b"]["rotated"]), f"{ROTATED} kurtosis along the rotated basis"))),
+    Claim("E3c", "E3", "Syntax embeddings lie along a rotated basis vector, on most seeds the "
+          "spike's.", f"|cos| {_['E3c']['cos_median']} ({_['E3c']['cos']}); about a third "
+          "(chance) with the axes",
+          (Size("along a rotated vector", _along, AtLeast(_["E3c"]["cos"]), "each rotated "
+                "control's mean largest |cos| of the four syntax tokens with a rotated basis "
+                "vector (the chance levels beside)", ".2f",
+                "mean over the four tokens, per rotated control ",
+                beside=lambda t: f"; {_chance()}"),
+           Tally("on the spike's vector on most seeds", _on_spike, _["E3c"]["most"], most,
+                 "the rotated controls whose syntax-holding vector is the top-energy direction",
+                 unit="such controls"))),
+    Claim("E3d", "E3", "Falloff's spike sits on another rotated axis than its control's on some "
+          "seeds.", str(_["E3d"]["moved"]),
+          (Moved(f"on about {_['E3d']['moved']}", "rotated-basis", "moved_rotated",
+                 "falloff and its control both have a spike", _["E3d"]["moved"], "rotated"),)),
+    Claim("E3e", "E3", "In rotated controls the rotated axes off the spike are the cheap "
+          "directions, and the spike's axis is costly.", f"axes {_['E3e']['axes']}, rotated "
+          f"off-spike {_['E3e']['off']}, spike {_['E3e']['spike']}",
+          (Size(f"the spike's axis costs about {_['E3e']['spike']}",
+                lambda t: _spike_costs(t)[0], Inside(_["E3e"]["spike"]),
+                f"{ROTATED} cost of the spike's axis", ".3f", "the spike's axis ",
+                none="no control has a spike"),
+           Size("rotated axes off it cheaper than the coordinate axes", _axes_minus_off,
+                AtLeast(RESOLUTION), "the coordinate axes' cost minus the rotated axes' off the "
+                "spike, per rotated control", ".4f", "coordinate axes minus rotated axes off the "
+                "spike, per control "))),
+    Claim("E3e′", "E3", "In falloff e₁ costs about 0.1 on every seed.",
+          f"{_['E3e′']['median']} ({_['E3e′']['e1']})",
+          (Tally("on every seed", _e1_cost, _["E3e′"]["every"], every, "the rotated falloff runs "
+                 f"whose e₁ cost lies inside {_['E3e′']['e1']} (±{_['E3e′']['e1'].tol:g})"),)),
+]
+
+LATER = [
+    Claim("L1", "later", "Under plain Adam too, falloff's spike moves on some seeds.",
+          str(_["L1"]["moved"]),
+          (Moved(f"on about {_['L1']['moved']}", "reference-baseline", "moved_axes",
+                 "both runs have a spike", _["L1"]["moved"]),)),
+    Claim("S1", "scope", f"The loss rate is near 1 in {_['S1']['rate'].printed.split('/')[1]}, "
+          f"with an upper bound near 1 in {_['S1']['bound'].printed.split('/')[1]}.",
+          f"about {_['S1']['rate']} (up to {_['S1']['bound']})",
+          (Rate("the loss rate", _["S1"]["rate"], _["S1"]["bound"]),)),
+]
