@@ -42,7 +42,9 @@ class Study:
     direction sweep; ``derive``, the tables its page reads, from the measured ones;
     ``side_by_side``, whether its page shows the report's regimes side by side (else the default
     regime only); ``page``, its notebook's name (``notebooks/<page>.ipynb``); ``place``, where it
-    stands among the studies (the registry's order, in which pages are executed and listed)."""
+    stands among the studies (the registry's order, in which pages are executed and listed);
+    ``claims``, the source's claims judged on its tables (``anchorkit.rules.Claim``, gathered by
+    the ledger)."""
 
     name: str
     arms: tuple[tuple[str, str], ...]
@@ -52,6 +54,7 @@ class Study:
     side_by_side: bool = False
     page: str = ""
     place: int = 100
+    claims: tuple = ()
 
     def __post_init__(self):
         if not self.page:

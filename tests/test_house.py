@@ -216,14 +216,20 @@ def test_every_long_module_is_one_named_idea():
 
 
 def test_a_study_folder_stands_on_the_layers_below_it():
-    """A study's folder (``studies.<name>``) reads the study value and the measures below it: never
-    another study's folder, the registry, the protocol that runs it, or the pages; and the value
+    """A study's folder (``studies.<name>``, with its modules) reads the study value, the rules
+    and the measures below it, and its own modules: never another study's folder, the registry,
+    the protocol that runs it, the ledger that gathers its claims, or the pages; and the value
     (``study``) knows no folder, so that adding or removing a folder touches no other module."""
     graph = import_graph()
     folders = {m for m in graph if m.startswith("studies.")}
-    assert {"studies.rotated_basis", "studies.control"} <= folders
-    above = {"studies", "protocol"} | folders
-    wrong = {m: sorted(d for d in graph[m] if d in above or d.startswith("pages."))
+    assert {"studies.rotated_basis", "studies.control", "studies.rotated_basis.anchor"} <= folders
+
+    def folder(m):
+        return ".".join(m.split(".")[:2])
+
+    wrong = {m: sorted(d for d in graph[m] if d in {"studies", "protocol"}
+                       or d.startswith(("pages.", "ledger"))
+                       or (d in folders and folder(d) != folder(m)))
              for m in folders}
     assert {m: d for m, d in wrong.items() if d} == {}
     assert not any(d.startswith("studies") for d in graph["study"])

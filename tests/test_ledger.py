@@ -507,8 +507,8 @@ def test_a_seed_that_decides_a_verdict_is_named_and_a_count_below_the_sources_n_
         def text(self):
             return "the median above 0.5"
 
-    claims = [ledger.Claim("E1c", "E1", "c", "s", (MedianOver(),)),  # no count: checked
-              ledger.Claim("E1a", "E1", "c", "s", (MedianOver(),))]  # the source's 8 of 8
+    claims = [ledger.Claim("E1c", "c", "E1", "c", "s", (MedianOver(),)),  # no count: checked
+              ledger.Claim("E1a", "a", "E1", "c", "s", (MedianOver(),))]  # the source's 8 of 8
     monkeypatch.setattr(ledger, "CLAIMS", claims)
     table = ledger.pivotal(Fake(), [1, 2, 3, 4, 5])
     changed = table[table.checked.astype(bool)]

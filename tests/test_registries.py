@@ -334,3 +334,33 @@ def test_every_notebook_is_one_page_of_the_catalogue_and_a_line_of_the_table_of_
     assert all(f"file: book/studies/{name}\n" in toc for name in CATALOGUE)
     assert list(CATALOGUE)[:len(STUDIES)] == list(STUDIES)
     assert [n for n, p in CATALOGUE.items() if not p.computes] == list(READ_ONLY)
+
+
+def test_a_studys_claim_joins_the_ledger_from_the_studys_folder_alone(monkeypatch, tmp_path):
+    """A claim is data in its study's value (``Study.claims``): the ledger gathers it in its
+    section's place and judges it on the study's committed tables, nothing else naming it."""
+    from dataclasses import replace
+
+    from anchorkit.provenance import write_study
+    from anchorkit.rules import AtLeast, Claim, Size
+
+    holds = Claim("T1", "the toy holds", "later", "The toy's anchor holds.", "about 1",
+                  (Size("net removal", lambda t: t.need("toy-study", "toy").net_removal,
+                        AtLeast(0.5), "the toy runs' net removal"),))
+    toy = replace(TOY_STUDY, claims=(holds,))
+    gathered = ledger.claims.gathered([*STUDIES.values(), toy])
+    ids = [c.id for c in gathered]
+    assert ids.index("L1") < ids.index("T1") < ids.index("S1")  # its section, "later"
+    assert [c.id for c in ledger.claims.gathered(STUDIES.values())] == [c.id for c in ledger.CLAIMS]
+    monkeypatch.setattr(ledger, "CLAIMS", gathered)
+    seeds = list(range(8))
+    write_study(tmp_path / "toy-study", {"toy": pd.DataFrame(
+        {"seed": seeds, "net_removal": [0.8, 0.9, 0.85, 0.95, 0.9, 0.88, 0.92, 0.87]})},
+        "toy-study", seeds, "quick", TOY_STUDY.runs([3], QUICK), 0.0, {})
+    row = ledger.ledger(tmp_path).set_index("id").loc["T1"]
+    assert row.verdict == ledger.REPRODUCED and row["name"] == "the toy holds"
+    assert row.rule == "our median's 95% interval of the toy runs' net removal: at least 0.5"
+    with pytest.raises(ValueError, match="section 'nowhere'"):
+        ledger.claims.gathered([replace(toy, claims=(replace(holds, section="nowhere"),))])
+    with pytest.raises(ValueError, match="claimed twice"):
+        ledger.claims.gathered([toy, toy])

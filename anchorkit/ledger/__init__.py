@@ -1,6 +1,6 @@
 """The reproduction ledger: each claim of the source report beside what our committed tables give.
 
-Every claim carries the source's figure and the rules of its parts: values (``ledger.rules``)
+Every claim carries the source's figure and the rules of its parts: values (``anchorkit.rules``)
 that read our tables (the ``reports/`` folder of one regime) and return our figure with a
 verdict, and that write the rule's words from the same thresholds, before any table is read, so
 that the words cannot drift from what is judged. The rules compare intervals, never a fixed cut-off on an
@@ -24,10 +24,12 @@ level below which a |cos| places a token on no vector.
 
 The claims are the source report's, in our words, never tuned towards.
 
-The package: ``base`` (values, tolerances, the source's figures, the judging helpers), ``rules``
-(the rule kinds: a size, a count, a part given a premise, and the claim), the claims by section
-with their readers (``premise``, ``anchor``, ``basis``), ``claims`` (all of them, their short
-names, judging one) and, here, the
+Where things are: ``anchorkit.rules`` (the rule kinds, a size, a count, a part given a premise,
+the moved spikes, and the claim; ``rules.base``, the tolerances, the source's figures and the
+judging helpers), each claim in the folder of the study whose tables it is judged on
+(``Study.claims``: the rotated-basis study's ``premise``, ``anchor`` and ``basis``, the reference
+baseline's L1, the loss-rate screen's S1), ``claims`` (gathering them in the ledger's order,
+their short names, judging one) and, here, the
 ledger table, the leave-one-seed-out check and the counts the pages glue. Every name of the
 submodules is read as ``ledger.<name>``.
 """
@@ -56,14 +58,11 @@ from anchorkit.measures.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, RE
                                          count_seeds_needed,
                                          Region, margin_case)
 from anchorkit.core.optimizers import ROTATED_ADAM
-from anchorkit.ledger.base import *  # noqa: F401,F403 (every name is read as ledger.<name>)
-from anchorkit.ledger.base import SOURCE, Count, Missing, Tables, _missing
-from anchorkit.ledger.premise import *  # noqa: F401,F403
-from anchorkit.ledger.anchor import *  # noqa: F401,F403
-from anchorkit.ledger.basis import *  # noqa: F401,F403
-from anchorkit.ledger.rules import *  # noqa: F401,F403
+from anchorkit.rules.base import *  # noqa: F401,F403 (every name is read as ledger.<name>)
+from anchorkit.rules.base import SOURCE, Count, Missing, Tables, _missing
+from anchorkit.rules import *  # noqa: F401,F403
 from anchorkit.ledger.claims import *  # noqa: F401,F403
-from anchorkit.ledger.claims import CLAIMS, NAMES, judge
+from anchorkit.ledger.claims import CLAIMS, NAMES, SECTIONS, judge
 
 
 def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
@@ -74,7 +73,7 @@ def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
     for c in CLAIMS:
         ours, verdict = judge(c, t)
         assert verdict in VERDICTS, (c.id, verdict)
-        rows.append({"id": c.id, "name": NAMES[c.id], "section": c.section, "claim": c.claim,
+        rows.append({"id": c.id, "name": c.name, "section": c.section, "claim": c.claim,
                      "source": c.source,
                      "rule": c.rule, "regime": regime, "ours": ours,
                      "verdict": verdict})
@@ -231,12 +230,6 @@ def more_seeds_text(table: pd.DataFrame) -> str:
                 f"seeds, so a claim decided there is decided for that column, not for the "
                 f"{earlier.title}'s runs.")
     return " ".join(out)
-
-
-SECTIONS = (("premise", "Premise: the privileged basis under plain Adam"),
-            ("E1", "E1: does the anchor hold?"), ("E2", "E2: removal, spill and landing"),
-            ("E3", "E3: where the privileged basis went"), ("later", "A later finding"),
-            ("scope", "Scope"))
 
 
 def section_tables(wide: pd.DataFrame) -> list[tuple[str, str]]:

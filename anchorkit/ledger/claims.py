@@ -1,36 +1,40 @@
-"""The claims as data: each source claim with its section, its words, the source's figure and
-the rules of its parts (``CLAIMS``, gathered from the sections' modules, each rule writing its own
-text), the claims' short names, and judging one claim.
+"""The claims as data, gathered from the studies whose tables they are judged on (each study's
+folder holds its claims: ``Study.claims``), in the ledger's order of sections; and judging one
+claim.
 """
 
 from __future__ import annotations
 
+from anchorkit.rules import Claim
+from anchorkit.rules.base import Missing, Tables, _missing
+from anchorkit.studies import STUDIES
 
-from anchorkit.ledger.base import Missing, Tables, _missing
-from anchorkit.ledger.premise import PREMISE
-from anchorkit.ledger.anchor import E1, E2
-from anchorkit.ledger.basis import E3, LATER
-from anchorkit.ledger.rules import Claim
+# the ledger's sections, in order, with their titles
+SECTIONS = (("premise", "Premise: the privileged basis under plain Adam"),
+            ("E1", "E1: does the anchor hold?"), ("E2", "E2: removal, spill and landing"),
+            ("E3", "E3: where the privileged basis went"), ("later", "A later finding"),
+            ("scope", "Scope"))
+_ORDER = [s for s, _ in SECTIONS]
 
-CLAIMS: list[Claim] = [*PREMISE, *E1, *E2, *E3, *LATER]
+
+def gathered(studies) -> list[Claim]:
+    """Every claim of these studies, section by section (a study's own order within one); a
+    section no ledger section names, or an id claimed twice, is refused."""
+    claims = [c for s in studies for c in s.claims]
+    for c in claims:
+        if c.section not in _ORDER:
+            raise ValueError(f"claim {c.id}: section {c.section!r} is none of {_ORDER}")
+    ids = [c.id for c in claims]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"a claim id is claimed twice: {sorted(i for i in ids if ids.count(i) > 1)}")
+    return sorted(claims, key=lambda c: _ORDER.index(c.section))
+
+
+CLAIMS: list[Claim] = gathered(STUDIES.values())
 CLAIM: dict[str, Claim] = {c.id: c for c in CLAIMS}  # by id
-
-
 # each claim's short name, in words, for the pictures that show every claim at once (the lead
 # picture labels its rows with them; the id stays beside as the key to the ledger's table)
-NAMES = {
-    "P0": "a privileged basis forms", "P1": "syntax tokens on axes", "P2": "one axis holds half",
-    "P3": "an axis is cheap to remove", "P4": "rotated Adam mirrors it",
-    "E1a": "the anchor holds", "E1b": "alignment rises late", "E1c": "other ops stay low",
-    "E1d": "rotated higher at embedding", "E2a": "removal near complete",
-    "E2b": "shortfall in the control", "E2c": "the cosine drives the loss",
-    "E2d": "control loses other ops", "E2e": "spill within criterion",
-    "E2f": "half land on another op", "E2g": "task scores unchanged",
-    "E2h": "no run lost (raw)", "E3a": "a rotated axis holds half", "E3b": "kurtosis reverses",
-    "E3c": "syntax on a rotated axis", "E3d": "falloff's spike moves",
-    "E3e": "the spike's axis is costly", "E3e′": "e₁ costs about a tenth",
-    "L1": "plain spikes move too", "S1": "the loss rate",
-}
+NAMES: dict[str, str] = {c.id: c.name for c in CLAIMS}
 
 
 def judge(claim: Claim, t: Tables) -> tuple[str, str]:

@@ -1,12 +1,17 @@
 """Falloff under plain Adam at many seeds, for the loss rate: how often a run loses its anchor,
 with its exact interval (the ``rate`` table), and how many losses in a study of eight that rate
-makes unremarkable."""
+makes unremarkable; the ledger's scope (S1), the source's loss rate, is judged on that table."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import pandas as pd
 
 from anchorkit.measures.stats import at_least, loss_rate
+from anchorkit.measures.verdicts import NOT_REPRODUCED, REPRODUCED, UNDECIDED
+from anchorkit.rules import Claim
+from anchorkit.rules.base import SOURCE, Part, Tables
 from anchorkit.study import Study
 
 SCREEN_SEEDS = list(range(800, 840))  # the loss-rate screen's 40 seeds, disjoint from the paper's
@@ -32,5 +37,35 @@ def rate_table(results: pd.DataFrame, runs_per_study: int = 8) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@dataclass(frozen=True)
+class Rate:
+    """The loss rate: not reproduced if the source's rate lies outside our exact 95% interval;
+    reproduced if inside and the interval's top is at most the source's bound, else undecided."""
+
+    name: str
+    rate: object  # the source's Figures
+    bound: object
+
+    def judge(self, t: Tables) -> Part:
+        r = t.need("loss-rate-screen", "rate").set_index("rule").loc["net removal"]
+        text = (f"{int(r.losses)} of {int(r.runs)} lost; rate {r.rate:.3f}, exact 95% interval "
+                f"{r.low:.3f} to {r.high:.3f}")
+        if not r.low <= self.rate.value <= r.high:
+            return Part(self.name, text, NOT_REPRODUCED)
+        return Part(self.name, text, REPRODUCED if r.high <= self.bound.value else UNDECIDED)
+
+    def text(self) -> str:
+        return (f"not reproduced if {self.rate} lies outside our exact 95% interval of the loss "
+                f"rate by net removal; reproduced if inside and the interval's top is at most "
+                f"{self.bound}")
+
+
+S1_RATE, S1_BOUND = SOURCE["S1"]["rate"].value, SOURCE["S1"]["bound"].value  # rate, its bound
+S1 = Claim("S1", "the loss rate", "scope",
+           f"The loss rate is near 1 in {SOURCE['S1']['rate'].printed.split('/')[1]}, with an "
+           f"upper bound near 1 in {SOURCE['S1']['bound'].printed.split('/')[1]}.",
+           f"about {SOURCE['S1']['rate']} (up to {SOURCE['S1']['bound']})",
+           (Rate("the loss rate", SOURCE["S1"]["rate"], SOURCE["S1"]["bound"]),))
+
 STUDY = Study("loss-rate-screen", (("falloff", "adam"),), tuple(SCREEN_SEEDS), derive=rate_tables,
-              place=5)
+              place=5, claims=(S1,))

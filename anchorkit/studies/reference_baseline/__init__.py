@@ -1,10 +1,13 @@
 """Every coordinate axis swept on the stored plain-Adam falloff runs and controls: where each
-run's spike sits, and the reference baseline of every stored run (the ``spikes`` table)."""
+run's spike sits, and the reference baseline of every stored run (the ``spikes`` table); the
+ledger's later finding (L1), that plain Adam's spikes move too, is judged on its results."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from anchorkit.rules import Claim, Moved
+from anchorkit.rules.base import SOURCE
 from anchorkit.study import Study
 
 
@@ -33,5 +36,10 @@ def spikes_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     return {"spikes": spikes_table(tables["results"])}
 
 
+L1 = Claim("L1", "plain spikes move too", "later",
+           "Under plain Adam too, falloff's spike moves on some seeds.", str(SOURCE["L1"]["moved"]),
+           (Moved(f"on about {SOURCE['L1']['moved']}", "reference-baseline", "moved_axes",
+                  "both runs have a spike", SOURCE["L1"]["moved"]),))
+
 STUDY = Study("reference-baseline", (("falloff", "adam"),), sweep=True, derive=spikes_tables,
-              side_by_side=True, place=4)
+              side_by_side=True, place=4, claims=(L1,))

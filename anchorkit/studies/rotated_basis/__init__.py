@@ -1,7 +1,9 @@
 """The report's study: falloff against control under both optimizers (rotated Adam beside its
 stored plain-Adam twins), with the direction sweep. Its page reads the E2 and E3 tables (a rotated
 run beside its stored twin, per seed) and ``basis`` (energy and cost per direction), derived here
-from the measured tables; the diagnosis reads its runs.
+from the measured tables; the diagnosis reads its runs. Its claims, the ledger's premise (P0–P4,
+``premise``), what the anchor does (E1–E2, ``anchor``) and where the basis went (E3, ``basis``),
+are judged on its tables (and the diagnosis's, which measures its runs).
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ import pandas as pd
 
 from anchorkit.study import Study
 from anchorkit.core.task import SYNTAX
+from anchorkit.studies.rotated_basis.anchor import E1, E2
+from anchorkit.studies.rotated_basis.basis import E3
+from anchorkit.studies.rotated_basis.premise import PREMISE
 
 
 def _beside(results: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
@@ -66,4 +71,5 @@ def rotated_tables(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 
 STUDY = Study("rotated-basis", (("falloff", "rotated"), ("falloff", "adam")), sweep=True,
-              derive=rotated_tables, side_by_side=True, place=3)
+              derive=rotated_tables, side_by_side=True, place=3,
+              claims=(*PREMISE, *E1, *E2, *E3))

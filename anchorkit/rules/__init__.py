@@ -5,8 +5,11 @@ presumes another, the premise it needs); its rule's text is its parts' texts joi
 
 The kinds: ``Size`` (our median's 95% interval against what the claim allows, ``Inside`` a
 figure's region or ``AtLeast`` a bound), ``Tally`` (a count against the source's, by Fisher's exact
-test and our share's interval), ``Given`` (a part not comparable where a premise fails); the
-relation, the moved spikes and the loss rate are rules of their own (``anchor``, ``basis``).
+test and our share's interval), ``Given`` (a part not comparable where a premise fails),
+``Moved`` (a spike that moved on some seeds, comparable where most seeds have one); E2c's relation
+and the loss rate are rules of their own, in their studies' folders. Every claim lives in the
+folder of the study whose tables it is judged on (``Study.claims``); ``anchorkit.ledger`` gathers
+them.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import pandas as pd
 
 from anchorkit.measures.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, Claimed, Region,
                                          about_share, every, most, none_of)
-from anchorkit.ledger.base import Count, Figure, Part, Tables, counted, judged, sized
+from anchorkit.rules.base import Count, Figure, Part, Tables, counted, judged, sized
 
 I = "our median's 95% interval"  # what a size compares
 
@@ -145,6 +148,37 @@ def about(count: Count) -> Claimed:
 
 
 @dataclass(frozen=True)
+class Moved:
+    """A "spike moved on 3 of 8 seeds" claim: not comparable unless at least half the seeds have
+    a spike in both runs; then a count against the source's (our share within 1/8 of it)."""
+
+    name: str
+    study: str
+    column: str
+    where: str
+    source: Count
+    optimizer: str | None = None
+
+    def judge(self, t: Tables) -> Part:
+        r = t.need(self.study, "results")
+        if self.optimizer is not None:
+            r = r[r.optimizer == self.optimizer]
+        m = pd.Series(r[self.column], dtype="boolean")
+        n, k = int(m.notna().sum()), int(m.fillna(False).sum())
+        text = (f"moved on {k} of the {n} seeds where {self.where} ({len(m) - n} without)" if n
+                else f"no seed where {self.where} (all {len(m)} without)")
+        if n < len(m) / 2:
+            return Part(self.name, text, NOT_COMPARABLE)
+        return counted(self.name, k, n, (self.source.k, self.source.n), about(self.source),
+                       text, unit="such seeds")
+
+    def text(self) -> str:
+        return (f"not comparable unless at least half the seeds have a spike in both runs; then "
+                f"the seeds where it moved against the source's {self.source} (Fisher's exact "
+                f"test): within 1/8 of {self.source.k}/{self.source.n}")
+
+
+@dataclass(frozen=True)
 class Given:
     """A part that presumes another claim's finding (``premise``, a rule): not comparable, with
     ``lost`` added to our figure's text, where the premise is not reproduced or cannot be
@@ -175,13 +209,14 @@ class Given:
 
 @dataclass(frozen=True)
 class Claim:
-    """One claim of the source: its id, section, words and the source's figure (as quoted), and
-    the rules of its parts. ``premise``: a whole claim that presumes another's finding (a
+    """One claim of the source: its id, short name, section, words and the source's figure (as
+    quoted), and the rules of its parts. ``premise``: a whole claim that presumes another's finding (a
     ``Given``'s premise and its words, with the text our figure takes where it fails);
     ``beside``: a clause after our figure, never judged; ``lead``: the rule text's opening
     (default: how many parts)."""
 
     id: str
+    name: str  # its short name, in words (the lead picture labels its row with it)
     section: str
     claim: str
     source: str

@@ -1,6 +1,6 @@
-"""The ledger's values and the pieces its rules are made of: the tolerances, the source's
-figures (``SOURCE``, one table), a claim and its parts, the tables a rule reads, and the
-sized, counted and paired helpers every reader shares (the package's docstring states the rules).
+"""The values and pieces the ledger's rules are made of: the tolerances, the source's figures
+(``SOURCE``, one table), a claim's part, the tables a rule reads, and the sized, counted and
+paired helpers every reader shares (``anchorkit.ledger``'s docstring states the rules).
 """
 
 from __future__ import annotations
@@ -132,6 +132,12 @@ SOURCE: dict[str, dict[str, object]] = {
     "L1": {"moved": Count(3, 8)},
     "S1": {"rate": Figure("1/40"), "bound": Figure("1/9")},
 }
+
+
+# the source's figures the pages quote beside ours (E1b, E2a)
+E1B_SOURCE = SOURCE["E1b"]["alignment"].value  # the source's alignment at slices 3–4 (rotated)
+E2A_SOURCE = (SOURCE["E2a"]["rotated"].low, SOURCE["E2a"]["rotated"].high)  # rotated raw removal
+E2A_MEDIAN = SOURCE["E2a"]["rotated_median"].value  # its median
 
 
 class Tables:

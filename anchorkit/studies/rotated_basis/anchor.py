@@ -1,5 +1,5 @@
-"""The claims of what the anchor does (E1, E2): whether it holds, and what projecting e₁ out
-removes, spills and where it lands; each claim's parts are rules (``ledger.rules``) over the
+"""The rotated-basis study's claims of what the anchor does (E1, E2): whether it holds, and what projecting e₁ out
+removes, spills and where it lands; each claim's parts are rules (``anchorkit.rules``) over the
 readers here.
 """
 
@@ -14,9 +14,9 @@ from anchorkit.formatting import number, summary
 from anchorkit.measures.verdicts import (NOT_COMPARABLE, every, none_of, relation_interval,
                                          relation_verdict)
 from anchorkit.core.optimizers import ROTATED_ADAM
-from anchorkit.ledger.base import (Count, KEPT_LINE, Part, RESOLUTION, SHARE_TOL, SOURCE, Tables,
+from anchorkit.rules.base import (Count, KEPT_LINE, Part, RESOLUTION, SHARE_TOL, SOURCE, Tables,
                                    _results, removal_se)
-from anchorkit.ledger.rules import AtLeast, Claim, Inside, Size, Tally, about
+from anchorkit.rules import AtLeast, Claim, Inside, Size, Tally, about
 
 _ = SOURCE  # the figures each claim's text quotes, read from the one table
 T = f"(tolerance ±{SHARE_TOL})"
@@ -83,15 +83,16 @@ def _at_embedding(t: Tables) -> pd.Series:
     return (emb["rotated"] - emb["adam"]).dropna()
 
 
-E1B_SOURCE = _["E1b"]["alignment"].value  # the source's alignment at slices 3–4 (rotated)
 ROTATED_ALIGNMENT = "the rotated runs' alignment at difference's example answers"
 
 E1 = [
-    Claim("E1a", "E1", "The anchor holds on every seed under rotated Adam.", str(_["E1a"]["kept"]),
+    Claim("E1a", "the anchor holds", "E1",
+          "The anchor holds on every seed under rotated Adam.", str(_["E1a"]["kept"]),
           (Tally("every seed", kept_count("rotated", "kept", "kept (net removal ≥ 0.5) on"),
                  _["E1a"]["kept"], every, f"the rotated falloff runs kept (net removal at least "
                  f"{KEPT_LINE}; {NEAR})"),)),
-    Claim("E1b", "E1", f"Alignment at difference's example answers rises to about "
+    Claim("E1b", "alignment rises late", "E1",
+          f"Alignment at difference's example answers rises to about "
           f"{_['E1b']['alignment']} at slices 3–4, rotated runs on top of their twins.",
           f"about {_['E1b']['alignment']}; largest gap {_['E1b']['gap']}",
           (Size(f"about {_['E1b']['alignment']}", _deep, Inside(_["E1b"]["alignment"]),
@@ -99,12 +100,14 @@ E1 = [
            Tally("on top of the twins", _close, _["E1b"]["close"], every, "the seeds whose "
                  f"largest alignment gap to the twin (slices 1–4) is at most {_['E1b']['gap']} "
                  f"(+{_['E1b']['gap'].tol:g})"))),
-    Claim("E1c", "E1", f"In the other ops' contexts alignment stays near {_['E1c']['alignment']} "
+    Claim("E1c", "other ops stay low", "E1",
+          f"In the other ops' contexts alignment stays near {_['E1c']['alignment']} "
           "from slice 1.", f"about {_['E1c']['alignment']}",
           (Size(str(_["E1c"]["alignment"]), _other, Inside(_["E1c"]["alignment"]),
                 "the rotated runs' alignment in the other ops' contexts, slices 1–4",
                 what="slices 1–4, rotated "),)),
-    Claim("E1d", "E1", "At the embedding the rotated runs sit a few hundredths higher.",
+    Claim("E1d", "rotated higher at embedding", "E1",
+          "At the embedding the rotated runs sit a few hundredths higher.",
           f"{_['E1d']['rotated']} against {_['E1d']['twin']}",
           (Size("rotated higher", _at_embedding, AtLeast(RESOLUTION),
                 "the rotated run's alignment at the embedding minus its twin's, per seed", ".3f",
@@ -115,10 +118,6 @@ E1 = [
 
 
 # ------------------------------------------------------------------------------ E2
-E2A_SOURCE = (_["E2a"]["rotated"].low, _["E2a"]["rotated"].high)  # rotated raw removal
-E2A_MEDIAN = _["E2a"]["rotated_median"].value  # its median
-
-
 def _column(optimizer: str, column: str):
     """A column of one arm's results."""
     return lambda t: _results(t, optimizer)[column]
@@ -246,14 +245,16 @@ NO_QUARTER = f"no rotated control with cos ≥ {COS_QUARTER}"
 QUARTER = f"the rotated controls with cos ≥ {COS_QUARTER} (midway between the source's two groups)"
 
 E2 = [
-    Claim("E2a", "E2", f"Raw removal at full dose is about {_['E2a']['rotated'].printed[0]} on "
+    Claim("E2a", "removal near complete", "E2",
+          f"Raw removal at full dose is about {_['E2a']['rotated'].printed[0]} on "
           f"every run.", f"{_['E2a']['rotated_median']} ({_['E2a']['rotated']}) rotated, "
           f"{_['E2a']['stored_median']} ({_['E2a']['stored']}) stored",
           (Size(f"rotated {_['E2a']['rotated']}", _column("rotated", "raw_removal"),
                 Inside(_["E2a"]["rotated"]), "the rotated runs' raw removal", what="rotated "),
            Tally("high on every run", _high, _["E2a"]["high"], every, "the runs of both arms "
                  f"with raw removal at least {_['E2a']['lowest']} (−{_['E2a']['lowest'].tol:g})"))),
-    Claim("E2b", "E2", f"Net of the control, removal falls short on {_['E2b']['lost']} rotated "
+    Claim("E2b", "shortfall in the control", "E2",
+          f"Net of the control, removal falls short on {_['E2b']['lost']} rotated "
           "seeds; the shortfall sits in the control; stored controls lose about a tenth of the op.",
           f"lost on {_['E2b']['lost']}; raw about {_['E2b']['raw']} on every "
           f"run; stored controls {_['E2b']['stored_drop']}",
@@ -267,14 +268,16 @@ E2 = [
            Size(f"stored controls lose {_['E2b']['stored_drop']}", _column("adam", "control_drop"),
                 Inside(_["E2b"]["stored_drop"]), "the stored controls' drop",
                 what="stored controls' drop "))),
-    Claim("E2c", "E2", "The rotated control loses half or more of the op where cos(e₁, the "
+    Claim("E2c", "the cosine drives the loss", "E2",
+          "The rotated control loses half or more of the op where cos(e₁, the "
           "vector holding its syntax tokens) is about a quarter, and the shortfall in net removal "
           "tracks that cosine.", f"{_['E2c']['drop']}; half or more on the "
           f"{_['E2c']['big'].n} seeds at {_['E2c']['high_group']}; r = {_['E2c']['r']}",
           (Tally("half or more where the cosine is about a quarter", _big, _["E2c"]["big"], every,
                  f"{QUARTER} dropping at least half", none=NO_QUARTER, unit="such controls"),
            Tracks(f"the control's drop tracks the cosine (r = {_['E2c']['r']})", _["E2c"]["r"]))),
-    Claim("E2d", "E2", "On those seeds the rotated control loses on other ops too, the anchored "
+    Claim("E2d", "control loses other ops", "E2",
+          "On those seeds the rotated control loses on other ops too, the anchored "
           f"run does not, and stored controls lose at most {_['E2d']['stored']} on any other op.",
           f"up to {_['E2d']['other_median']} ({_['E2d']['other']}); anchored at most "
           f"{_['E2d']['anchored']}; stored at most {_['E2d']['stored']}",
@@ -288,21 +291,25 @@ E2 = [
            Tally(f"stored controls at most {_['E2d']['stored']}", _stored_calm,
                  _["E2d"]["stored_runs"], every, "the stored controls whose largest other-op drop "
                  f"is at most {_['E2d']['stored']} (+{_['E2d']['stored'].tol:g})"))),
-    Claim("E2e", "E2", f"Every rotated run is within the {_['E2e']['spill']} spill criterion.",
+    Claim("E2e", "spill within criterion", "E2",
+          f"Every rotated run is within the {_['E2e']['spill']} spill criterion.",
           f"net spill {_['E2e']['net']} ({_['E2e']['net_range']}); raw {_['E2e']['raw']}",
           (Tally(f"every rotated run within {_['E2e']['spill']}", _within, _["E2e"]["within"],
                  every, f"the rotated runs with spill at most {_['E2e']['spill']}"),)),
-    Claim("E2f", "E2", "About half of the edited difference answers land on another op.",
+    Claim("E2f", "half land on another op", "E2",
+          "About half of the edited difference answers land on another op.",
           f"{_['E2f']['median']} ({_['E2f']['landing']}) rotated, {_['E2f']['stored']} stored",
           (Size(str(_["E2f"]["landing"]), _column("rotated", "landing"),
                 Inside(_["E2f"]["landing"]), "the rotated runs' landing", what="rotated ",
                 beside=_stored("landing")),)),
-    Claim("E2g", "E2", "The recipe barely changes the task's clean scores.",
+    Claim("E2g", "task scores unchanged", "E2",
+          "The recipe barely changes the task's clean scores.",
           f"{_['E2g']['median']} ({_['E2g']['change']})",
           (Size(str(_["E2g"]["change"]), _column("rotated", "task_change"),
                 Inside(_["E2g"]["change"]), "the rotated runs' change in task score", ".3f",
                 "rotated ", beside=_stored("task_change", ".3f")),)),
-    Claim("E2h", "E2", "By raw removal no rotated run lost the anchor.",
+    Claim("E2h", "no run lost (raw)", "E2",
+          "By raw removal no rotated run lost the anchor.",
           f"{_['E2h']['lost'].k} below half",
           (Tally("none lost", kept_count("rotated", "kept_raw", "below half by raw removal on",
                                          lost=True), _["E2h"]["lost"], none_of,

@@ -1,22 +1,18 @@
-"""The claims of where the privileged basis went (E3), the later finding (L1) and the scope (S1);
-each claim's parts are rules (``ledger.rules``) over the readers here.
+"""The rotated-basis study's claims of where the privileged basis went (E3); each claim's parts
+are rules (``anchorkit.rules``) over the readers here.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import pandas as pd
 
 from anchorkit.formatting import summary
 from anchorkit.core.task import SYNTAX
-from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
-                                         every, most)
+from anchorkit.measures.verdicts import every, most
 from anchorkit.core.optimizers import ROTATED_ADAM
-from anchorkit.ledger.base import (Count, KURTOSIS_TOL, Part, RESOLUTION, SOURCE, Tables, _chance,
-                                   _results, counted)
-from anchorkit.ledger.premise import _costs, _per_run_cost, given_a_basis
-from anchorkit.ledger.rules import AtLeast, Claim, Inside, Size, Tally, about
+from anchorkit.rules.base import KURTOSIS_TOL, RESOLUTION, SOURCE, Tables, _chance, _results
+from anchorkit.studies.rotated_basis.premise import _costs, _per_run_cost, given_a_basis
+from anchorkit.rules import AtLeast, Claim, Inside, Moved, Size, Tally
 
 _ = SOURCE  # the figures each claim's text quotes, read from the one table
 
@@ -72,65 +68,11 @@ def _e1_cost(t: Tables):
             f"{src['e1']} (±{src['e1'].tol}) on {k} of {len(e1)}", ((), ()))
 
 
-@dataclass(frozen=True)
-class Moved:
-    """A "spike moved on 3 of 8 seeds" claim: not comparable unless at least half the seeds have
-    a spike in both runs; then a count against the source's (our share within 1/8 of it)."""
-
-    name: str
-    study: str
-    column: str
-    where: str
-    source: Count
-    optimizer: str | None = None
-
-    def judge(self, t: Tables) -> Part:
-        r = t.need(self.study, "results")
-        if self.optimizer is not None:
-            r = r[r.optimizer == self.optimizer]
-        m = pd.Series(r[self.column], dtype="boolean")
-        n, k = int(m.notna().sum()), int(m.fillna(False).sum())
-        text = (f"moved on {k} of the {n} seeds where {self.where} ({len(m) - n} without)" if n
-                else f"no seed where {self.where} (all {len(m)} without)")
-        if n < len(m) / 2:
-            return Part(self.name, text, NOT_COMPARABLE)
-        return counted(self.name, k, n, (self.source.k, self.source.n), about(self.source),
-                       text, unit="such seeds")
-
-    def text(self) -> str:
-        return (f"not comparable unless at least half the seeds have a spike in both runs; then "
-                f"the seeds where it moved against the source's {self.source} (Fisher's exact "
-                f"test): within 1/8 of {self.source.k}/{self.source.n}")
-
-
-@dataclass(frozen=True)
-class Rate:
-    """The loss rate: not reproduced if the source's rate lies outside our exact 95% interval;
-    reproduced if inside and the interval's top is at most the source's bound, else undecided."""
-
-    name: str
-    rate: object  # the source's Figures
-    bound: object
-
-    def judge(self, t: Tables) -> Part:
-        r = t.need("loss-rate-screen", "rate").set_index("rule").loc["net removal"]
-        text = (f"{int(r.losses)} of {int(r.runs)} lost; rate {r.rate:.3f}, exact 95% interval "
-                f"{r.low:.3f} to {r.high:.3f}")
-        if not r.low <= self.rate.value <= r.high:
-            return Part(self.name, text, NOT_REPRODUCED)
-        return Part(self.name, text, REPRODUCED if r.high <= self.bound.value else UNDECIDED)
-
-    def text(self) -> str:
-        return (f"not reproduced if {self.rate} lies outside our exact 95% interval of the loss "
-                f"rate by net removal; reproduced if inside and the interval's top is at most "
-                f"{self.bound}")
-
-
-S1_RATE, S1_BOUND = _["S1"]["rate"].value, _["S1"]["bound"].value  # rate, its bound
 ROTATED = "the rotated controls'"
 
 E3 = [
-    Claim("E3a", "E3", "Under rotated Adam one rotated direction holds about half the energy; the "
+    Claim("E3a", "a rotated axis holds half", "E3",
+          "Under rotated Adam one rotated direction holds about half the energy; the "
           "coordinate axes stay flat.", f"{_['E3a']['rotated_median']} ({_['E3a']['rotated']}); "
           f"axes {_['E3a']['axes_median']} ({_['E3a']['axes']})",
           (Size(f"a rotated direction holds {_['E3a']['rotated']}",
@@ -140,7 +82,8 @@ E3 = [
                               _rot("control_top_share_axes"), Inside(_["E3a"]["axes"]),
                               f"{ROTATED} top axis share", ".3f", "top axis share "),
                          ", as flat as plain Adam's own (no privileged basis to lose, P0)"))),
-    Claim("E3b", "E3", "Kurtosis reverses: near 3 along the axes, above it along the rotated "
+    Claim("E3b", "kurtosis reverses", "E3",
+          "Kurtosis reverses: near 3 along the axes, above it along the rotated "
           "basis, the opposite of the stored runs.", f"axes {_['E3b']['axes_median']} "
           f"({_['E3b']['axes']}), rotated {_['E3b']['rotated_median']} ({_['E3b']['rotated']})",
           (Size("reversed in the rotated controls",
@@ -155,7 +98,8 @@ E3 = [
                 Inside(_["E3b"]["axes"]), f"{ROTATED} kurtosis along the axes"),
            Size(f"rotated {_['E3b']['rotated']}", _rot("control_kurtosis_rotated"),
                 Inside(_["E3b"]["rotated"]), f"{ROTATED} kurtosis along the rotated basis"))),
-    Claim("E3c", "E3", "Syntax embeddings lie along a rotated basis vector, on most seeds the "
+    Claim("E3c", "syntax on a rotated axis", "E3",
+          "Syntax embeddings lie along a rotated basis vector, on most seeds the "
           "spike's.", f"|cos| {_['E3c']['cos_median']} ({_['E3c']['cos']}); about a third "
           "(chance) with the axes",
           (Size("along a rotated vector", _along, AtLeast(_["E3c"]["cos"]), "each rotated "
@@ -166,11 +110,13 @@ E3 = [
            Tally("on the spike's vector on most seeds", _on_spike, _["E3c"]["most"], most,
                  "the rotated controls whose syntax-holding vector is the top-energy direction",
                  unit="such controls"))),
-    Claim("E3d", "E3", "Falloff's spike sits on another rotated axis than its control's on some "
+    Claim("E3d", "falloff's spike moves", "E3",
+          "Falloff's spike sits on another rotated axis than its control's on some "
           "seeds.", str(_["E3d"]["moved"]),
           (Moved(f"on about {_['E3d']['moved']}", "rotated-basis", "moved_rotated",
                  "falloff and its control both have a spike", _["E3d"]["moved"], "rotated"),)),
-    Claim("E3e", "E3", "In rotated controls the rotated axes off the spike are the cheap "
+    Claim("E3e", "the spike's axis is costly", "E3",
+          "In rotated controls the rotated axes off the spike are the cheap "
           "directions, and the spike's axis is costly.", f"axes {_['E3e']['axes']}, rotated "
           f"off-spike {_['E3e']['off']}, spike {_['E3e']['spike']}",
           (Size(f"the spike's axis costs about {_['E3e']['spike']}",
@@ -181,19 +127,9 @@ E3 = [
                 AtLeast(RESOLUTION), "the coordinate axes' cost minus the rotated axes' off the "
                 "spike, per rotated control", ".4f", "coordinate axes minus rotated axes off the "
                 "spike, per control "))),
-    Claim("E3e′", "E3", "In falloff e₁ costs about 0.1 on every seed.",
+    Claim("E3e′", "e₁ costs about a tenth", "E3",
+          "In falloff e₁ costs about 0.1 on every seed.",
           f"{_['E3e′']['median']} ({_['E3e′']['e1']})",
           (Tally("on every seed", _e1_cost, _["E3e′"]["every"], every, "the rotated falloff runs "
                  f"whose e₁ cost lies inside {_['E3e′']['e1']} (±{_['E3e′']['e1'].tol:g})"),)),
-]
-
-LATER = [
-    Claim("L1", "later", "Under plain Adam too, falloff's spike moves on some seeds.",
-          str(_["L1"]["moved"]),
-          (Moved(f"on about {_['L1']['moved']}", "reference-baseline", "moved_axes",
-                 "both runs have a spike", _["L1"]["moved"]),)),
-    Claim("S1", "scope", f"The loss rate is near 1 in {_['S1']['rate'].printed.split('/')[1]}, "
-          f"with an upper bound near 1 in {_['S1']['bound'].printed.split('/')[1]}.",
-          f"about {_['S1']['rate']} (up to {_['S1']['bound']})",
-          (Rate("the loss rate", _["S1"]["rate"], _["S1"]["bound"]),)),
 ]

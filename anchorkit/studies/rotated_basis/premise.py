@@ -1,5 +1,5 @@
-"""The premise's claims (P0–P4): the privileged basis under plain Adam, its existence apart from
-its size; each claim's parts are rules (``ledger.rules``) over the readers here.
+"""The rotated-basis study's claims of the premise (P0–P4): the privileged basis under plain Adam, its existence apart from
+its size; each claim's parts are rules (``anchorkit.rules``) over the readers here.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from scipy.stats import binomtest
 
 from anchorkit.formatting import number
 from anchorkit.core.task import SYNTAX
-from anchorkit.ledger.base import (RESOLUTION, SHARE_TOL, SOURCE, Tables, _chance, _paired,
+from anchorkit.rules.base import (RESOLUTION, SHARE_TOL, SOURCE, Tables, _chance, _paired,
                                    _results)
-from anchorkit.ledger.rules import AtLeast, Claim, Given, Inside, Size
+from anchorkit.rules import AtLeast, Claim, Given, Inside, Size
 
 _ = SOURCE  # the figures each claim's text quotes, read from the one table
 
@@ -93,22 +93,26 @@ def _rotated_minus_twin(t: Tables) -> pd.Series:
 
 
 PREMISE = [
-    Claim("P0", "premise", "Plain Adam builds a privileged basis: its controls' energy gathers on "
+    Claim("P0", "a privileged basis forms", "premise",
+          "Plain Adam builds a privileged basis: its controls' energy gathers on "
           "the coordinate axes more than a rotated-Adam twin's, to which those axes are arbitrary.",
           f"plain about {_['P0']['plain']}; rotated runs' coordinate axes "
           f"{_['P0']['axes_median']} ({_['P0']['axes']})", (EXISTENCE,),
           lead="existence apart from size: "),
-    Claim("P1", "premise", "Plain Adam parks each syntax token's embedding on a coordinate axis.",
+    Claim("P1", "syntax tokens on axes", "premise",
+          "Plain Adam parks each syntax token's embedding on a coordinate axis.",
           f"largest |cos| with an axis {_['P1']['cos']}",
           tuple(Size(f"“{s}”", _adam(f"control_syntax_cos_{s}_axes"), AtLeast(_["P1"]["cos"]),
                      "the plain-Adam controls' largest |cos| of the token's embedding with an "
                      "axis") for s in SYNTAX),
           beside=lambda t: f"; {_chance()}", lead="one part per syntax token: "),
-    Claim("P2", "premise", "One coordinate holds about half the stream's energy at the last slice.",
+    Claim("P2", "one axis holds half", "premise",
+          "One coordinate holds about half the stream's energy at the last slice.",
           f"about {_['P2']['share']}",
           (Size("top-axis share", _adam("control_top_share_axes"), Inside(_["P2"]["share"]),
                 "the plain-Adam controls' top-axis share", ".3f", "top-axis share "),)),
-    Claim("P3", "premise", "A coordinate axis is cheaper to project out than a random direction.",
+    Claim("P3", "an axis is cheap to remove", "premise",
+          "A coordinate axis is cheaper to project out than a random direction.",
           f"axis about {_['P3']['axis']}, random {_['P3']['random']} (controls)",
           (Size("random dearer than an axis", lambda t: (_random_cost(t) - _axis_cost(t)).dropna(),
                 AtLeast(RESOLUTION), "random minus axis cost, per plain-Adam control", ".4f",
@@ -117,7 +121,8 @@ PREMISE = [
                 "the plain-Adam controls' axis cost", ".4f"),
            Size(f"random {_['P3']['random']}", _random_cost, Inside(_["P3"]["random"]),
                 "the plain-Adam controls' random-direction cost", ".4f"))),
-    Claim("P4", "premise", "Adam in a rotated basis builds the same structure on the rotated axes.",
+    Claim("P4", "rotated Adam mirrors it", "premise",
+          "Adam in a rotated basis builds the same structure on the rotated axes.",
           "same structure, rotated",
           (Size("on the rotated axes", _rotated_minus_axis, AtLeast(SHARE_TOL),
                 "the rotated controls' top rotated minus top axis share", ".3f",
