@@ -38,7 +38,7 @@ def test_at_least_m_losses_in_n():
 def test_screen_scope_reads_the_net_removal_row_of_the_rate_table():
     import pandas as pd
 
-    from anchorkit.pages.supporting import screen_scope
+    from anchorkit.studies.loss_rate_screen.findings import screen_scope
     from anchorkit.studies.loss_rate_screen import rate_table
 
     results = pd.DataFrame({"kept": [True] * 38 + [False] * 2,
@@ -75,7 +75,7 @@ def test_seed_text_reads_a_run_of_seeds_as_a_range():
 
 
 def test_with_no_loss_observed_only_the_upper_end_of_the_interval_is_quoted():
-    from anchorkit.pages.supporting import chance_of_losses, screen_scope
+    from anchorkit.studies.loss_rate_screen.findings import chance_of_losses, screen_scope
     from anchorkit.studies.loss_rate_screen import rate_table
 
     none_lost = rate_table(pd.DataFrame({"kept": [True] * 40, "kept_raw": [True] * 40}))

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import mirror, scout, viability
+from anchorkit import mirror, scout, studies, viability
 from anchorkit.measures import criteria, directions
 from anchorkit.pages import asked, criteria_met, findings, screens
 from anchorkit.scout import findings as scout_findings
 from anchorkit.diagnosis.findings import selection
-from anchorkit.pages.supporting import measured_before_bounded_removal, screen_scope as scope
 from anchorkit.core.task import SYNTAX
 from anchorkit.pages.page import REPORTS, compute_command, regime_list, report_regimes
 from anchorkit.provenance import has_tables, read_tables
@@ -314,12 +313,13 @@ def viability_figures(reports_dir: Path, shown: dict[Regime, dict]) -> dict[str,
 
 
 def screen_scope(reports_dir: Path) -> str:
-    """What the loss-rate screen says about eight runs' losses (``supporting.screen_scope``)."""
+    """What the loss-rate screen says about eight runs' losses (its folder's ``screen_scope``)."""
+    texts = studies.findings("loss-rate-screen")
     screen = Path(reports_dir) / "loss-rate-screen"
     if not has_tables(screen):
-        return scope(None)
+        return texts.screen_scope(None)
     tables = read_tables(screen)
-    return scope(tables["rate"], measured_before_bounded_removal(tables["results"]))
+    return texts.screen_scope(tables["rate"], texts.measured_before_bounded_removal(tables["results"]))
 
 
 def notables(runs_by_regime: dict[str, list], shown: dict[Regime, dict], store,

@@ -19,8 +19,11 @@ from anchorkit.profiles import profile as resolve_profile
 from anchorkit.regimes import DEFAULT, regime as resolve_regime
 from anchorkit.study import PAPER_SEEDS, Study, run_config, runs_of
 
-__all__ = ["PAPER_SEEDS", "ROTATED_BASIS", "STUDIES", "Study", "discover", "run_config",
+__all__ = ["FOLDERS", "PAPER_SEEDS", "ROTATED_BASIS", "STUDIES", "Study", "discover", "findings", "run_config",
            "runs_of", "study", "study_pairs", "study_runs"]
+
+
+FOLDERS: dict[str, str] = {}  # each study's folder (the subpackage's module name), by study name
 
 
 def discover() -> dict[str, Study]:
@@ -34,6 +37,7 @@ def discover() -> dict[str, Study]:
         if s.name in found:
             raise ValueError(f"study {s.name!r} is defined by two folders ({m.name})")
         found[s.name] = s
+        FOLDERS[s.name] = f"{__name__}.{m.name}"
     return dict(sorted(found.items(), key=lambda kv: (kv[1].place, kv[0])))
 
 
@@ -48,6 +52,19 @@ def study(name) -> Study:
     if isinstance(name, Study):
         return name
     return STUDIES[check_choice("study", name, tuple(STUDIES))]
+
+
+def findings(name):
+    """A study's page texts, the module ``findings`` of its folder (the figures its prose quotes,
+    its reader's tables), found through the registry, so that no page names a folder; an unknown
+    study is a ``ParameterError``, a study whose folder has none a ``LookupError``."""
+    folder = FOLDERS[study(name).name]
+    try:
+        return importlib.import_module(f"{folder}.findings")
+    except ModuleNotFoundError as e:
+        if e.name != f"{folder}.findings":
+            raise
+        raise LookupError(f"study {study(name).name!r} has no page texts ({folder}.findings)") from None
 
 
 def study_runs(name, seeds, profile="paper", epochs: int | None = None, regime=DEFAULT
