@@ -69,8 +69,8 @@ def runs(name: str, optimizer: str = "adam", seeds=SEEDS) -> list[tuple[RunConfi
     """(falloff run of candidate ``name``, its control) at each seed, in the second regime at its
     own length and step."""
     seeds = check_seeds_are_calibration(seeds)
-    return [(REGIME.configure(s, name, optimizer), REGIME.configure(s, "control", optimizer))
-            for s in seeds]
+    falloff, control = REGIME.settings(name, optimizer), REGIME.settings("control", optimizer)
+    return [(RunConfig(seed=s, **falloff), RunConfig(seed=s, **control)) for s in seeds]
 
 
 MET = {"lowest op": lambda v: v >= criteria.SCORE_MIN,

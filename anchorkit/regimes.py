@@ -77,17 +77,25 @@ class Regime:
         at the folder's top (``folder`` None), so that its committed provenance keeps its bytes."""
         return None if self.folder is None else self.name
 
-    def configure(self, seed: int, recipe: str = "control", optimizer: str = "adam",
-                  epochs: int | None = None, step: str | None = None,
-                  task: TaskConfig = TaskConfig()) -> RunConfig:
-        """The run of this regime: today's configuration with its changes and its recipe in place
-        of the study's (its own length and step unless given)."""
+    def settings(self, recipe: str = "control", optimizer: str = "adam",
+                 epochs: int | None = None, step: str | None = None,
+                 task: TaskConfig = TaskConfig()) -> dict:
+        """Every field of this regime's run but its seed, a regime's business being the model,
+        the training, the recipe and the length, never the seed: today's configuration with its
+        changes and its recipe in place of the study's (its own length and step unless given).
+        ``RunConfig(seed=seed, **settings)`` is the run (``study.run_config``)."""
         model = dataclasses.replace(ModelConfig(), **self.changes.get("model", {}))
         train = dataclasses.replace(TrainConfig(), step=step or self.step,
                                     **self.changes.get("train", {}))
-        return RunConfig(seed=seed, recipe=self.recipes.get(recipe, recipe), optimizer=optimizer,
-                         epochs=self.epochs if epochs is None else epochs, model=model,
-                         train=train, task=task)
+        return dict(recipe=self.recipes.get(recipe, recipe), optimizer=optimizer,
+                    epochs=self.epochs if epochs is None else epochs, model=model, train=train,
+                    task=task)
+
+    def configure(self, seed: int, recipe: str = "control", optimizer: str = "adam",
+                  epochs: int | None = None) -> RunConfig:
+        """A reader's shorthand for one run of this regime at its own length and step (a
+        published run, to open: the Methods page's TransformerLens example)."""
+        return RunConfig(seed=seed, **self.settings(recipe, optimizer, epochs))
 
     def describe(self) -> str:
         """Its changes from the weak-basis regime, in words (every value from the catalogue)."""

@@ -130,7 +130,8 @@ def run_config(seed: int, recipe: str, optimizer: str, profile: Profile = PAPER,
     published hashes): the profile's task, and its length and step where it sets them, else the
     regime's; ``epochs`` overrides both."""
     length = epochs if epochs is not None else profile.epochs
-    return regime.configure(seed, recipe, optimizer, length, profile.step, profile.task)
+    return RunConfig(seed=seed, **regime.settings(recipe, optimizer, length, profile.step,
+                                                  profile.task))
 
 
 def runs_of(pairs: list[Pair]) -> list[RunConfig]:

@@ -104,3 +104,16 @@ def test_a_study_at_its_paper_seeds_runs_at_a_regimes_own_in_that_regime():
     assert (seed_counts(ROTATED_BASIS, PAPER_SEEDS, [regimes.WEAK, regimes.SECOND, r])
             == f"8 (16 in the {r.title})")
     assert seed_counts(ROTATED_BASIS, [704, 705], [regimes.WEAK, r]) == "2"
+
+
+def test_a_regime_hands_out_everything_of_a_run_but_its_seed():
+    """The seed is the study's, never the regime's: a regime's settings have no seed, and a run
+    is the settings at a seed (the reader's shorthand ``configure`` is that run)."""
+    from anchorkit.core.config import RunConfig
+
+    for r in regimes.REGIMES.values():
+        s = r.settings("falloff", "rotated")
+        assert "seed" not in s and s["recipe"] == r.recipes.get("falloff", "falloff")
+        assert r.configure(704, "falloff", "rotated") == RunConfig(seed=704, **s)
+    second = regimes.SECOND.settings("falloff", epochs=3)
+    assert second["epochs"] == 3 and second["model"] != regimes.WEAK.settings()["model"]

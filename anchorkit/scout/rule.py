@@ -70,7 +70,8 @@ def regime_config(regime: _regimes.Regime, seed: int, recipe: str = "control",
                   profile: Profile = SCOUT_PROFILE) -> RunConfig:
     """The run of a regime: today's configuration with the regime's changes, at a profile (its
     task and step)."""
-    return regime.configure(seed, recipe, optimizer, epochs, profile.step, profile.task)
+    return RunConfig(seed=seed, **regime.settings(recipe, optimizer, epochs, profile.step,
+                                                  profile.task))
 
 
 def scout_runs(regimes=tuple(REGIMES.values()), seeds=SEEDS, recipes=("control",),
