@@ -37,32 +37,18 @@ submodules is read as ``ledger.<name>``.
 from __future__ import annotations
 
 import html
-import math
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable
 
-import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
-from anchorkit.measures import criteria
 from anchorkit.regimes import REPORT
-from anchorkit.formatting import number, summary
-from anchorkit.measures.measure import OVER_REMOVAL_Z, chance_cos
 from anchorkit.provenance import has_tables, read_tables
-from anchorkit.core.task import SYNTAX
-from anchorkit.measures.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
-                                         VERDICTS, about_share, combine, count_verdict, every, most,
-                                         none_of, relation_interval, relation_verdict, seeds_needed, size,
-                                         count_seeds_needed,
-                                         Region, margin_case)
-from anchorkit.core.optimizers import ROTATED_ADAM
+from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
+                                         VERDICTS)
 from anchorkit.rules.base import *  # noqa: F401,F403 (every name is read as ledger.<name>)
-from anchorkit.rules.base import SOURCE, Count, Missing, Tables, _missing
+from anchorkit.rules.base import SOURCE, Count, Tables
 from anchorkit.rules import *  # noqa: F401,F403
 from anchorkit.ledger.claims import *  # noqa: F401,F403
-from anchorkit.ledger.claims import CLAIMS, NAMES, SECTIONS, judge
+from anchorkit.ledger.claims import CLAIMS, SECTIONS, judge
 
 
 def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
