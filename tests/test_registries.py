@@ -265,8 +265,9 @@ def test_a_page_refuses_a_parameter_it_does_not_use():
 
 # a study the house has never heard of, as a folder of its own: its value and its derived table
 TOY_FOLDER = '''
-"""A toy study: plain-Adam falloff at one seed, with a table of its own."""
+"""A toy study: plain-Adam falloff at one seed, with a table of its own and a claim of its own."""
 
+from anchorkit.rules import AtLeast, Claim, Size
 from anchorkit.study import Study
 
 
@@ -274,21 +275,36 @@ def toy_tables(tables):
     return {"toy": tables["results"][["seed", "raw_removal"]]}
 
 
-STUDY = Study("toy-folder-study", (("falloff", "adam"),), seeds=(3,), derive=toy_tables, place=99)
+REMOVES = Claim("T1", "the toy removes", "later", "The toy's edit removes the op.", "some",
+                (Size("removal", lambda t: t.need("toy-folder-study", "toy").raw_removal,
+                      AtLeast(0.0), "the toy runs' raw removal"),))
+STUDY = Study("toy-folder-study", (("falloff", "adam"),), seeds=(3,), derive=toy_tables, place=99,
+              claims=(REMOVES,))
+'''
+TOY_FINDINGS = '''
+"""The toy study's page texts."""
+
+
+def toy_facts(toy):
+    return {"toy-seeds": ", ".join(str(s) for s in toy.seed)}
 '''
 
 
 def test_a_toy_study_is_one_folder_that_the_registry_finds_and_computes(tmp_path, monkeypatch):
     """A new study is a folder (``anchorkit/studies/<name>/``, here one placed beside the package's
     own on its search path): the registry finds it, and its tables, its own derived one among
-    them, are computed through the one graph path without another module naming it."""
+    them, are computed through the one graph path without another module naming it; the ledger
+    judges its claim on them, and its page finds its texts through the registry."""
     import sys
 
     folder = tmp_path / "pkg" / "toy_folder_study"
     folder.mkdir(parents=True)
     (folder / "__init__.py").write_text(TOY_FOLDER)
+    (folder / "findings.py").write_text(TOY_FINDINGS)
     monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(folder.parent)])
-    monkeypatch.delitem(sys.modules, "anchorkit.studies.toy_folder_study", raising=False)
+    monkeypatch.setattr(studies, "FOLDERS", dict(studies.FOLDERS))
+    for m in ("", ".findings"):
+        monkeypatch.delitem(sys.modules, f"anchorkit.studies.toy_folder_study{m}", raising=False)
     found = studies.discover()
     assert list(found)[:len(STUDIES)] == list(STUDIES)  # the package's own first, in place
     assert list(found)[-1] == "toy-folder-study"
@@ -301,7 +317,15 @@ def test_a_toy_study_is_one_folder_that_the_registry_finds_and_computes(tmp_path
                              store=RunStore(tmp_path / "store"), progress=False,
                              scheduler="in-process")
     assert list(out["toy"].seed) == [3] and set(read_tables(tmp_path / "toy-folder-study")) == set(out)
-    sys.modules.pop("anchorkit.studies.toy_folder_study", None)
+    assert studies.findings("toy-folder-study").toy_facts(out["toy"]) == {"toy-seeds": "3"}
+    claims = ledger.claims.gathered(found.values())
+    assert [c.id for c in claims][-2:] == ["T1", "S1"]  # its section's place, "later"
+    monkeypatch.setattr(ledger, "CLAIMS", claims)
+    row = ledger.ledger(tmp_path).set_index("id").loc["T1"]
+    # one seed: our median with no interval, which no size can decide
+    assert row.verdict == ledger.UNDECIDED and row.ours.endswith("(too few seeds for a 95% interval, n = 1)")
+    for m in ("", ".findings"):
+        sys.modules.pop(f"anchorkit.studies.toy_folder_study{m}", None)
 
 
 def test_two_folders_naming_one_study_are_refused(tmp_path, monkeypatch):
