@@ -33,7 +33,7 @@ ALL = [True] * 8
 
 
 def test_the_report_answers_follow_the_tables():
-    from anchorkit.pages.findings import report_answers
+    from anchorkit.studies.rotated_basis.findings import report_answers
 
     seeds = range(8)
     results = pd.DataFrame([{"optimizer": o, "seed": s, "kept": True, "net_removal": 0.8,
@@ -67,7 +67,7 @@ def test_the_report_answers_follow_the_tables():
 
 
 def test_e1_gives_every_verdict_where_the_premise_forms():
-    from anchorkit.pages.findings import report_answers
+    from anchorkit.studies.rotated_basis.findings import report_answers
 
     def e1(rot, plain):
         return report_answers(_results(rot, plain), ALIGNMENT, PREMISE_FORMS)["e1"]
@@ -87,7 +87,7 @@ def test_e1_gives_every_verdict_where_the_premise_forms():
 
 
 def test_e2_gives_every_verdict():
-    from anchorkit.pages.findings import report_answers
+    from anchorkit.studies.rotated_basis.findings import report_answers
 
     def e2(**kw):
         return report_answers(_results(ALL, ALL, **kw), ALIGNMENT, PREMISE_FORMS)["e2"]
@@ -100,7 +100,7 @@ def test_e2_gives_every_verdict():
 
 
 def test_the_arms_test_counts_only_the_seeds_where_one_arm_lost():
-    from anchorkit.pages.findings import arms_test
+    from anchorkit.studies.rotated_basis.findings import arms_test
 
     t = arms_test(_results([False, False, True, True, False, True, True, True],
                            [False, True, False, True, True, True, True, True]))
@@ -111,7 +111,7 @@ def test_the_arms_test_counts_only_the_seeds_where_one_arm_lost():
 
 
 def test_the_side_by_side_table_has_one_column_per_regime_and_one_row_per_figure():
-    from anchorkit.pages.findings import QUESTIONS, question_table
+    from anchorkit.studies.rotated_basis.findings import QUESTIONS, question_table
 
     f = {k: k.upper() for q in QUESTIONS.values() for k in q}
     df = question_table({"Weak-basis regime": f, "Second regime": {k: v + "!" for k, v in f.items()}}, "E1")
@@ -121,7 +121,7 @@ def test_the_side_by_side_table_has_one_column_per_regime_and_one_row_per_figure
 
 
 def test_the_ledger_headline_counts_each_regime_on_its_own():
-    from anchorkit.pages.findings import ledger_top
+    from anchorkit.studies.rotated_basis.findings import ledger_top
 
     weak = pd.DataFrame({"id": ["P1", "E1a", "E2a"], "verdict": ["not reproduced", "reproduced",
                                                                  "not comparable"]})
@@ -196,7 +196,7 @@ def test_the_syntax_vector_sentence_counts_where_it_is_the_spike():
     """The source report's spike is the vector holding the syntax tokens; the sentence counts,
     per arm, the controls where that vector is the top-energy one and the costliest, over the
     controls that have one."""
-    from anchorkit.pages.findings import syntax_vector_text
+    from anchorkit.studies.rotated_basis.findings import syntax_vector_text
 
     rows = []
     # rotated: seed 0 syntax = top = costliest; seed 1 syntax is costliest only; seed 2 none
@@ -215,7 +215,7 @@ def test_the_syntax_vector_sentence_counts_where_it_is_the_spike():
 
 
 def test_removal_is_compared_seed_by_seed_and_the_runs_near_the_line_are_named():
-    from anchorkit.pages.findings import removal_comparison
+    from anchorkit.studies.rotated_basis.findings import removal_comparison
 
     rows = []
     for opt, net in (("rotated", [0.9, 0.8, 0.7, 0.6, 0.5, 0.9, 0.9, 0.9]), ("adam", [0.5] * 8)):

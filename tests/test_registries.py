@@ -393,13 +393,14 @@ def test_a_studys_claim_joins_the_ledger_from_the_studys_folder_alone(monkeypatc
         ledger.claims.gathered([toy, toy])
 
 
-def test_a_studys_page_texts_are_found_through_the_registry():
+def test_a_studys_page_texts_are_found_through_the_registry(registered):
     """A page reads its study's texts from the study's folder through the registry
     (``studies.findings``), so no module but the registry names a folder; a study whose folder
     has none says so, an unknown study names the parameter."""
     assert studies.findings("control").control_facts.__module__ == "anchorkit.studies.control.findings"
     assert studies.findings("loss-rate-screen").__name__.startswith(studies.FOLDERS["loss-rate-screen"])
-    with pytest.raises(LookupError, match="rotated-basis.*no page texts"):
-        studies.findings("rotated-basis")
+    assert all(studies.findings(name) for name in studies.FOLDERS)  # every folder has them
+    with pytest.raises(LookupError, match="toy-study.*no page texts"):
+        studies.findings("toy-study")  # a value registered without a folder
     with pytest.raises(ParameterError, match="study"):
         studies.findings("no-such-study")

@@ -45,6 +45,7 @@ from anchorkit.provenance import has_tables, read_tables
 from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                          VERDICTS)
 from anchorkit.rules.base import *  # noqa: F401,F403 (every name is read as ledger.<name>)
+from anchorkit.rules import tally, verdict_list
 from anchorkit.rules.base import SOURCE, Count, Tables
 from anchorkit.rules import *  # noqa: F401,F403
 from anchorkit.ledger.claims import *  # noqa: F401,F403
@@ -139,17 +140,6 @@ def pivotal_texts(reports_dir, regimes) -> dict:
         seeds = read_tables(r.reports(reports_dir) / "rotated-basis")["results"].seed.unique()
         out[r] = pivotal_text(pivotal(r.reports(reports_dir), seeds), len(seeds))
     return out
-
-
-def tally(table: pd.DataFrame) -> dict[str, int]:
-    """How many claims got each verdict."""
-    return {v: int((table.verdict == v).sum()) for v in VERDICTS}
-
-
-def verdict_list(table: pd.DataFrame, verdict: str) -> str:
-    """The ids with that verdict, e.g. ``E1a, E2e``, or ``none``."""
-    ids = table[table.verdict == verdict].id.tolist()
-    return ", ".join(ids) if ids else "none"
 
 
 GROUPS = (("the premise (P1–P4)", ("premise",)), ("what the anchor does (E1–E2)", ("E1", "E2")),

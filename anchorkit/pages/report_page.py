@@ -15,7 +15,7 @@ import pandas as pd
 
 from anchorkit import mirror, scout, studies, viability
 from anchorkit.measures import criteria, directions
-from anchorkit.pages import asked, criteria_met, findings, screens
+from anchorkit.pages import asked, criteria_met, screens
 from anchorkit.scout import findings as scout_findings
 from anchorkit.diagnosis.findings import selection
 from anchorkit.core.task import SYNTAX
@@ -24,6 +24,10 @@ from anchorkit.provenance import has_tables, read_tables
 from anchorkit.regimes import CALIBRATED, DEFAULT, Regime
 from anchorkit.formatting import by_seed, captioned, count_moved
 from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM
+
+# the report's study's page texts, its folder's (found through the registry)
+findings = studies.findings("rotated-basis")
+
 
 def not_yet(regime: Regime) -> str:
     """What a page says of a regime on the report whose tables are not computed yet."""

@@ -20,7 +20,7 @@ from typing import Callable
 
 import pandas as pd
 
-from anchorkit.measures.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, Claimed, Region,
+from anchorkit.measures.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, VERDICTS, Claimed, Region,
                                          about_share, every, most, none_of)
 from anchorkit.rules.base import Count, Figure, Part, Tables, counted, judged, sized
 
@@ -258,3 +258,14 @@ class Claim:
 
 NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
+
+# ------------------------------------------------------------------------------ a table of verdicts
+def tally(table: pd.DataFrame) -> dict[str, int]:
+    """How many claims got each verdict."""
+    return {v: int((table.verdict == v).sum()) for v in VERDICTS}
+
+
+def verdict_list(table: pd.DataFrame, verdict: str) -> str:
+    """The ids with that verdict, e.g. ``E1a, E2e``, or ``none``."""
+    ids = table[table.verdict == verdict].id.tolist()
+    return ", ".join(ids) if ids else "none"

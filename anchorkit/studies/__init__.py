@@ -57,14 +57,19 @@ def study(name) -> Study:
 def findings(name):
     """A study's page texts, the module ``findings`` of its folder (the figures its prose quotes,
     its reader's tables), found through the registry, so that no page names a folder; an unknown
-    study is a ``ParameterError``, a study whose folder has none a ``LookupError``."""
-    folder = FOLDERS[study(name).name]
+    study is a ``ParameterError``, a study with no folder or none in its folder a
+    ``LookupError``."""
+    s = study(name)
+    folder = FOLDERS.get(s.name)
     try:
+        if folder is None:
+            raise ModuleNotFoundError(name=None)
         return importlib.import_module(f"{folder}.findings")
     except ModuleNotFoundError as e:
-        if e.name != f"{folder}.findings":
+        if folder is not None and e.name != f"{folder}.findings":
             raise
-        raise LookupError(f"study {study(name).name!r} has no page texts ({folder}.findings)") from None
+        where = f"no {folder}.findings" if folder else "it has no folder"
+        raise LookupError(f"study {s.name!r} has no page texts ({where})") from None
 
 
 def study_runs(name, seeds, profile="paper", epochs: int | None = None, regime=DEFAULT

@@ -1,4 +1,4 @@
-"""The report page's findings, regime by regime: the figures it quotes, its side-by-side tables,
+"""The rotated-basis study's page texts (the report page's findings), regime by regime: the figures it quotes, its side-by-side tables,
 the answer that closes each question and its opening in words.
 
 Everything here is computed from a regime's rotated-basis tables (``results``, ``alignment``) and
@@ -15,7 +15,8 @@ from scipy.stats import binomtest, wilcoxon
 
 from anchorkit.measures import criteria
 from anchorkit.formatting import count, count_moved, number, paired, summary
-from anchorkit.ledger import E2A_SOURCE, KEPT_LINE, removal_se, tally, verdict_list
+from anchorkit.rules import tally, verdict_list
+from anchorkit.rules.base import E2A_SOURCE, KEPT_LINE, removal_se
 from anchorkit.measures.stats import loss_rate
 from anchorkit.measures.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 from anchorkit.core.optimizers import ARMS, PLAIN_ADAM, ROTATED_ADAM
