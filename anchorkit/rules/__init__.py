@@ -139,7 +139,8 @@ class Tally:
                        self.unit)
 
     def text(self) -> str:
-        return f"{self.of} against the source's {self.source} (Fisher's exact test): {says_words(self.says)}"
+        return (f"{self.of} against the source's {self.source} (Fisher's exact test): "
+                f"{says_words(self.says)}")
 
 
 def about(count: Count) -> Claimed:
