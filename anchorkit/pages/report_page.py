@@ -26,7 +26,7 @@ from anchorkit.formatting import by_seed, captioned, count_moved
 from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 # the report's study's page texts, its folder's (found through the registry)
-findings = studies.findings("rotated-basis")
+findings = studies.findings(studies.ROTATED_BASIS)
 
 
 def not_yet(regime: Regime) -> str:

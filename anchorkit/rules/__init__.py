@@ -240,7 +240,8 @@ class Claim:
     def rule(self) -> str:
         """The rule in words, written by its parts (a part repeated for several tokens once)."""
         texts = list(dict.fromkeys(p.text() for p in self.parts))
-        lead = self.lead or (f"{NUMBERS[len(texts)]} parts: " if len(texts) > 1 else "")
+        lead = self.lead or (f"{NUMBERS.get(len(texts), len(texts))} parts: " if len(texts) > 1
+                             else "")
         said = f"{lead}{'; '.join(texts)}"
         if self.premise is not None:
             said = f"not comparable where {self.premise.why}; else {said}"

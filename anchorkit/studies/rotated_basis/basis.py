@@ -49,7 +49,8 @@ def _spike_costs(t: Tables) -> tuple[pd.Series, pd.Series]:
     b = _costs(t, "rotated")
     spikes = _results(t, "rotated").set_index("control_run").control_spike_rotated.dropna()
     rotated = b[b.basis == "rotated"]
-    is_spike = rotated.apply(lambda r: spikes.get(r.control_run) == r.direction, axis=1)
+    # a control with no spike maps to <NA>: never its spike's axis
+    is_spike = (rotated.control_run.map(spikes) == rotated.direction).fillna(False).astype(bool)
     return rotated[is_spike].cost, rotated[~is_spike].groupby("run").cost.median()
 
 
