@@ -1,10 +1,11 @@
-"""A study as a value: its name, its default seeds, its arms (the anchored recipe and the
+"""A study as a value. Most studies are paired runs (``Study``): its name, its default seeds, its arms (the anchored recipe and the
 optimizer of each; every arm is paired with the control of its optimizer), whether its pairs are
 measured with the direction sweep, the tables its page reads derived from the measured ones, its
 page and its place among the studies, and its work as a graph of tasks (``Study.graph``). Each
 study's value lives in its own folder (``anchorkit/studies/<name>/``, discovered by
 ``anchorkit.studies``); this module is what they share: the value, the run of a study at a
-profile in a regime, and the paper seeds.
+profile in a regime, and the paper seeds. The others (``Survey``: the essay, the scout, the
+diagnosis) are folders of the same registry whose work is a graph of their own.
 
 A study names runs by configuration only. Runs shared between studies (the plain-Adam control and
 falloff runs are the stored twins of the rotated-basis study) have the same configuration and so
@@ -122,6 +123,28 @@ class Study:
             return False
         return epochs is None or all(self.runs(seeds, profile, r, epochs)
                                      == self.runs(seeds, profile, r) for r in REPORT)
+
+
+@dataclass(frozen=True)
+class Survey:
+    """A study whose work is not a set of paired runs but a graph of its own on the executor (the
+    essay measures every stored run of the paper's studies head by head; the scout trains its
+    controls in every candidate regime and measures them at several lengths; the diagnosis probes
+    the report study's published runs part by part): ``written(reports)``, whether a reports
+    folder holds its paper-scale tables (None: its page reads committed tables only, which its
+    script writes); ``pending``, what the page standing in for it says besides while they are not
+    there; ``page``, ``place`` and ``claims`` as a ``Study``'s."""
+
+    name: str
+    place: int
+    written: Callable[[object], bool] | None = None
+    pending: str = ""
+    page: str = ""
+    claims: tuple = ()
+
+    def __post_init__(self):
+        if not self.page:
+            object.__setattr__(self, "page", self.name)
 
 
 def run_config(seed: int, recipe: str, optimizer: str, profile: Profile = PAPER,

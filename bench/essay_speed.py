@@ -12,7 +12,7 @@ import argparse
 import tempfile
 import time
 
-from anchorkit.essay.measuring import essay_runs, run_geometry
+from anchorkit.studies.essay.measuring import essay_runs, run_geometry
 from anchorkit.request import request
 from anchorkit.studies import PAPER_SEEDS
 

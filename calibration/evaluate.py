@@ -22,7 +22,7 @@ import torch
 from anchorkit.core.edit import e1, projection_edit
 from anchorkit.core.model import slice_states
 from anchorkit.measures.probe import linear_probe_accuracy
-from anchorkit.scout import ANCHOR, SCORE_MIN
+from anchorkit.studies.scout import ANCHOR, SCORE_MIN
 from anchorkit.core.store import RunStore
 from anchorkit.measures import criteria
 from anchorkit.pairs import Pair, measure_pair

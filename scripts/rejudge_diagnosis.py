@@ -1,5 +1,5 @@
 """Judge the diagnosis study's committed rank and probe measurements again by today's rules
-(``anchorkit.diagnosis.running.rejudge_rank``): nothing is trained or measured; the derived tables
+(``anchorkit.studies.diagnosis.running.rejudge_rank``): nothing is trained or measured; the derived tables
 (``ranks``, ``rank_verdicts``, ``probe_verdicts``) of every report regime are rewritten.
 
 usage: python -m scripts.rejudge_diagnosis
@@ -7,7 +7,7 @@ usage: python -m scripts.rejudge_diagnosis
 
 from __future__ import annotations
 
-from anchorkit.diagnosis.running import rejudge_rank
+from anchorkit.studies.diagnosis.running import rejudge_rank
 from anchorkit.core.paths import REPORTS
 from anchorkit.regimes import REPORT
 

@@ -1,4 +1,4 @@
-"""The second regime's viability check (anchorkit.viability): train what is missing at the
+"""The second regime's viability check (anchorkit.studies.scout.viability): train what is missing at the
 calibration seeds, measure, decide, and write ``reports/<regime>/viability/``.
 
 usage: python -m scripts.viability [--scheduler in-process|tcp://host:8786]
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from anchorkit import viability
+from anchorkit.studies.scout import viability
 from anchorkit.core.config import ParameterError
 from anchorkit.executor import check_scheduler
 

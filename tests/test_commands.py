@@ -61,7 +61,7 @@ def test_a_device_typo_is_named_before_torch_sees_it():
 
 
 def test_the_scout_refuses_a_length_below_one_before_training():
-    from anchorkit import scout
+    from anchorkit.studies import scout
 
     with pytest.raises(ParameterError, match="lengths"):
         scout.run_scout(["weak-basis"], lengths=[-1, 2], profile="quick", progress=False)

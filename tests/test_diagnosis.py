@@ -4,8 +4,8 @@ parts land in one folder per regime, each part's tables kept beside the others'.
 import pandas as pd
 
 from anchorkit.profiles import PAPER
-from anchorkit import diagnosis
-from anchorkit.diagnosis.running import write_part
+from anchorkit.studies import diagnosis
+from anchorkit.studies.diagnosis.running import write_part
 from anchorkit.regimes import WEAK
 from anchorkit.provenance import read_study
 from anchorkit.studies import run_config

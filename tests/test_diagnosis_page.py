@@ -9,11 +9,11 @@ import re
 import pandas as pd
 import pytest
 
-from anchorkit import diagnosis
+from anchorkit.studies import diagnosis
 from anchorkit.pages import diagnosis_charts as dc
-from anchorkit.diagnosis import findings as dp
+from anchorkit.studies.diagnosis import findings as dp
 from anchorkit.pages import report_page
-from anchorkit.diagnosis.running import seeds_of
+from anchorkit.studies.diagnosis.running import seeds_of
 from anchorkit.pages.page import REPORTS
 from anchorkit.regimes import REPORT
 from anchorkit.core.store import RunStore

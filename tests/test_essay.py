@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from anchorkit import essay
+from anchorkit.studies import essay
 
 SEEDS = range(8)
 RUNS = ("control", "falloff")

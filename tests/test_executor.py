@@ -134,7 +134,7 @@ def test_the_essays_tables_through_the_executor_are_its_measures_run_by_run(tmp_
     after the heads', in the runs' order."""
     from anchorkit.core.train import load_run
     from anchorkit.measures import geometry
-    from anchorkit.essay.measuring import essay_runs, run_geometry
+    from anchorkit.studies.essay.measuring import essay_runs, run_geometry
     from anchorkit.request import request
 
     store = RunStore(tmp_path / "store", published=None)

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit.diagnosis import AT, DRAWS, OVERLAPS
-from anchorkit.diagnosis.overlap import (IN_BETWEEN, SOURCE, WEAK_VERDICT, blended, relation, relations,
+from anchorkit.studies.diagnosis import AT, DRAWS, OVERLAPS
+from anchorkit.studies.diagnosis.overlap import (IN_BETWEEN, SOURCE, WEAK_VERDICT, blended, relation, relations,
                                verdict, verdicts)
 
 
@@ -66,7 +66,7 @@ def test_at_16_seeds_the_relation_draws_orderings_and_keeps_its_meaning():
     """16! orderings cannot all be tried: the p-value comes from random orderings with a fixed
     seed, the same on every call, never 0, tiny for a relation that is there, and not small for
     one that is not; the exact path at 8 seeds is the one its tables were computed with."""
-    from anchorkit.diagnosis.overlap import EXACT_MAX, PERMUTATIONS
+    from anchorkit.studies.diagnosis.overlap import EXACT_MAX, PERMUTATIONS
 
     x = np.arange(16) / 10
     strong = relation(x, 2 * x + 0.01 * np.sin(np.arange(16)))

@@ -9,11 +9,11 @@ import torch
 
 from anchorkit import ModelConfig, TaskConfig
 from anchorkit.measures import criteria
-from anchorkit.diagnosis import LOW_RANK, RANKS
+from anchorkit.studies.diagnosis import LOW_RANK, RANKS
 from anchorkit.core.edit import e1, project_out, project_out_subspace, random_directions
 from anchorkit.measures.measure import edited_predictions, subspace_predictions
 from anchorkit.core.model import Transformer
-from anchorkit.diagnosis.rank import (DIFFUSE, LOW_RANK_VERDICT, NEITHER, balanced_accuracy,
+from anchorkit.studies.diagnosis.rank import (DIFFUSE, LOW_RANK_VERDICT, NEITHER, balanced_accuracy,
                             e1_spill_cap, effective_rank, effective_rank_at, erasure_directions, fitted_at,
                             nested, orthonormal_next, probe_fit, pulled_states, random_subspaces, rank_verdict, rank_verdicts, ranks_table,
                             read_direction, readable)
@@ -214,7 +214,7 @@ def test_the_rank_rule_counts_half_the_runs():
 def test_the_op_is_read_beyond_the_input_only_above_the_runs_own_slice_0_level():
     import pandas as pd
 
-    from anchorkit.diagnosis.rank import beyond_input
+    from anchorkit.studies.diagnosis.rank import beyond_input
 
     def rows(run, level, deep_low):
         out = [{"run": run, "edit": e, "slice": 0, "accuracy": level, "low": level - 0.05}

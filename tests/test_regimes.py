@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from anchorkit import regimes, scout
+from anchorkit import regimes
+from anchorkit.studies import scout
 from anchorkit.core.config import ParameterError
 from anchorkit.studies import study_runs
 

@@ -29,6 +29,7 @@ def registered(monkeypatch):
     """The toy regime and study in temporary registries (restored after the test)."""
     monkeypatch.setitem(regimes.REGIMES, TOY_REGIME.name, TOY_REGIME)
     monkeypatch.setitem(studies.STUDIES, TOY_STUDY.name, TOY_STUDY)
+    monkeypatch.setitem(studies.EVERY, TOY_STUDY.name, TOY_STUDY)
 
 
 def test_a_toy_study_in_a_toy_regime_is_computed_and_written_under_the_regimes_folder(
@@ -312,7 +313,8 @@ def test_a_toy_study_is_one_folder_that_the_registry_finds_and_computes(tmp_path
 
     page = catalogue(found)["toy-folder-study"]  # a page of the book, executed like the others
     assert page.computes and not page.written(tmp_path)
-    monkeypatch.setattr(studies, "STUDIES", found)
+    monkeypatch.setattr(studies, "EVERY", found)
+    monkeypatch.setattr(studies, "STUDIES", {n: s for n, s in found.items() if isinstance(s, Study)})
     out = protocol.run_study("toy-folder-study", [3], "quick", epochs=1, reports_dir=tmp_path,
                              store=RunStore(tmp_path / "store"), progress=False,
                              scheduler="in-process")
@@ -326,6 +328,59 @@ def test_a_toy_study_is_one_folder_that_the_registry_finds_and_computes(tmp_path
     assert row.verdict == ledger.UNDECIDED and row.ours.endswith("(too few seeds for a 95% interval, n = 1)")
     for m in ("", ".findings"):
         sys.modules.pop(f"anchorkit.studies.toy_folder_study{m}", None)
+
+
+TOY_SURVEY = '''
+"""A toy survey: a study whose work is its own graph."""
+from anchorkit.study import Survey
+
+
+def written(reports):
+    return (reports / "toy-survey" / "provenance.json").exists()
+
+
+STUDY = Survey("toy-survey", place=98, written=written, pending="Its rule, fixed before its runs.")
+'''
+
+
+def test_a_toy_survey_is_one_folder_that_becomes_a_page(tmp_path, monkeypatch):
+    """A study whose work is not paired runs (``Survey``, as the essay, the scout and the
+    diagnosis) is a folder too: the registry finds it among every study, in its place, not among
+    the studies of paired runs, and the catalogue makes it a page that says whether its tables
+    are written and what its stand-in adds, nothing else naming it."""
+    import sys
+
+    from anchorkit.pages.catalogue import catalogue
+
+    folder = tmp_path / "pkg" / "toy_survey"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(TOY_SURVEY)
+    monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(folder.parent)])
+    monkeypatch.setattr(studies, "FOLDERS", dict(studies.FOLDERS))
+    monkeypatch.delitem(sys.modules, "anchorkit.studies.toy_survey", raising=False)
+    found = studies.discover()
+    assert list(found) == [*studies.EVERY, "toy-survey"]  # place 98: after every study here
+    assert not isinstance(found["toy-survey"], Study)
+    page = catalogue(found)["toy-survey"]
+    assert page.computes and not page.written(tmp_path) and page.pending.startswith("Its rule")
+    (tmp_path / "toy-survey").mkdir()
+    (tmp_path / "toy-survey" / "provenance.json").write_text("{}")
+    assert page.written(tmp_path)
+    with pytest.raises(LookupError, match="toy-survey"):
+        studies.findings(found["toy-survey"])  # no findings.py in its folder
+    sys.modules.pop("anchorkit.studies.toy_survey", None)
+
+
+def test_the_essay_the_scout_and_the_diagnosis_are_studies_of_the_registry():
+    from anchorkit.studies import diagnosis, essay, scout
+    from anchorkit.studies.essay import measuring
+
+    assert [s.name for s in studies.EVERY.values() if not isinstance(s, Study)] == [
+        measuring.ESSAY, scout.SCOUT, "diagnosis"]
+    assert studies.EVERY[measuring.ESSAY] is essay.STUDY and scout.STUDY.pending == scout.PENDING
+    assert diagnosis.STUDY.written is None  # its page reads the tables its script commits
+    assert studies.findings("diagnosis").__name__ == "anchorkit.studies.diagnosis.findings"
+    assert set(studies.STUDIES) == {n for n, s in studies.EVERY.items() if isinstance(s, Study)}
 
 
 def test_two_folders_naming_one_study_are_refused(tmp_path, monkeypatch):
@@ -345,22 +400,23 @@ def test_two_folders_naming_one_study_are_refused(tmp_path, monkeypatch):
 
 def test_every_study_folder_has_its_notebook_and_its_line_in_the_table_of_contents():
     toc = (ROOT / "_toc.yml").read_text()
-    for s in STUDIES.values():
+    for s in studies.EVERY.values():
         assert (ROOT / "notebooks" / f"{s.page}.ipynb").exists(), s.name
         assert f"file: book/studies/{s.page}\n" in toc, s.name
 
 
 def test_every_notebook_is_one_page_of_the_catalogue_and_a_line_of_the_table_of_contents():
-    """The book's pages are the catalogue's (``pages.catalogue``): the studies of runs from the
-    registry, then the essay, the scout and the pages that read committed tables only; nothing
-    else lists them."""
+    """The book's pages are the catalogue's (``pages.catalogue``): every study of the registry in
+    its place (the studies of paired runs, then the essay, the scout and the diagnosis), then the
+    report's pages that read committed tables only; nothing else lists them."""
     from anchorkit.pages.catalogue import CATALOGUE, READ_ONLY
 
     toc = (ROOT / "_toc.yml").read_text()
     assert set(CATALOGUE) == {p.stem for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert all(f"file: book/studies/{name}\n" in toc for name in CATALOGUE)
     assert list(CATALOGUE)[:len(STUDIES)] == list(STUDIES)
-    assert [n for n, p in CATALOGUE.items() if not p.computes] == list(READ_ONLY)
+    assert list(CATALOGUE) == [s.page for s in studies.EVERY.values()] + list(READ_ONLY)
+    assert [n for n, p in CATALOGUE.items() if not p.computes] == ["diagnosis", *READ_ONLY]
 
 
 def test_a_studys_claim_joins_the_ledger_from_the_studys_folder_alone(monkeypatch, tmp_path):

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit import scout
-from anchorkit.scout import findings as scout_findings
+from anchorkit.studies import scout
+from anchorkit.studies.scout import findings as scout_findings
 from anchorkit.profiles import QUICK
 from anchorkit.regimes import WEAK, regime
 from anchorkit.core.task import OPS

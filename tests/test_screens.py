@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from anchorkit import essay, ledger
+from anchorkit import ledger
+from anchorkit.studies import essay
+from anchorkit.studies.essay import findings as essay_findings
 from anchorkit.pages import screens
 from anchorkit.provenance import read_tables
 from anchorkit.regimes import SECOND, WEAK
@@ -78,7 +80,7 @@ def committed():
 
 
 def test_the_committed_first_screens_are_short_plain_and_computed(committed):
-    from anchorkit.diagnosis import findings as diagnosis_page
+    from anchorkit.studies.diagnosis import findings as diagnosis_page
     why = diagnosis_page.why_sentence(diagnosis_page.load(ROOT / "reports"))
     assert why.startswith("Why: ") and "falloff runs" in why and "controls" not in why
     for fn in (screens.report_first_screen, screens.intro_first_screen,
@@ -94,7 +96,8 @@ def test_the_committed_first_screens_are_short_plain_and_computed(committed):
     report = screens.report_first_screen(committed)
     assert f"{committed[1].runs} falloff runs" in report  # the second regime's recipe failure
     t = read_tables(ROOT / "reports" / "geometry-of-anchors")
-    text = screens.essay_first_screen(essay.all_tests(t["heads"], t["layers"]), 8, "weak-basis regime")
+    text = essay_findings.essay_first_screen(essay.all_tests(t["heads"], t["layers"]), 8,
+                                             "weak-basis regime")
     assert "runs of the weak-basis regime" in text  # the page names its regime
     assert screens.words(text) <= LIMIT and not screens.CLAIM_ID.search(text)
 
@@ -103,7 +106,7 @@ def test_the_reports_regimes_first_screens_answer_where_the_question_can_be_aske
     """On every committed regime of the report (the recalibrated column can ask the question):
     each opening fits, carries that regime's answer and the why; the introduction's says why the
     other regimes cannot under its picture, the report's in its opening."""
-    from anchorkit.diagnosis import findings as diagnosis_page
+    from anchorkit.studies.diagnosis import findings as diagnosis_page
     from anchorkit.regimes import REPORT
 
     facts = []

@@ -5,12 +5,12 @@ in float64 — for controls; the anchor's pull onto e₁ breaks it for falloff."
 import pytest
 import torch
 
-from anchorkit.diagnosis import MIRROR_STEPS, MIRROR_TOL
+from anchorkit.studies.diagnosis import MIRROR_STEPS, MIRROR_TOL
 from anchorkit.core.model import haar_rotation
 from anchorkit.profiles import PAPER
 from anchorkit.regimes import REPORT
 from anchorkit.studies import run_config
-from anchorkit.diagnosis.symmetry import mirror_gap, rotate
+from anchorkit.studies.diagnosis.symmetry import mirror_gap, rotate
 from anchorkit.core.train import initial_state
 from tests.conftest import small
 

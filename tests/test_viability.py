@@ -3,7 +3,8 @@
 import pandas as pd
 import pytest
 
-from anchorkit import regimes, viability as v
+from anchorkit import regimes
+from anchorkit.studies.scout import viability as v
 from anchorkit.core.task import OPS
 
 

@@ -1,5 +1,5 @@
 """The claims as data, gathered from the studies whose tables they are judged on (each study's
-folder holds its claims: ``Study.claims``), in the ledger's order of sections; and judging one
+folder holds its claims: ``Study.claims``, ``Survey.claims``), in the ledger's order of sections; and judging one
 claim.
 """
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from anchorkit.rules import Claim
 from anchorkit.rules.base import Missing, Tables, _missing
-from anchorkit.studies import STUDIES
+from anchorkit.studies import EVERY
 
 # the ledger's sections, in order, with their titles
 SECTIONS = (("premise", "Premise: the privileged basis under plain Adam"),
@@ -30,7 +30,7 @@ def gathered(studies) -> list[Claim]:
     return sorted(claims, key=lambda c: _ORDER.index(c.section))
 
 
-CLAIMS: list[Claim] = gathered(STUDIES.values())
+CLAIMS: list[Claim] = gathered(EVERY.values())  # every study's, a survey's too
 CLAIM: dict[str, Claim] = {c.id: c for c in CLAIMS}  # by id
 # each claim's short name, in words, for the pictures that show every claim at once (the lead
 # picture labels its rows with them; the id stays beside as the key to the ledger's table)

@@ -1,5 +1,6 @@
 """The statistics the pages quote: how often runs lose their anchor (with its exact binomial
-interval), the chance of at least m losses at a rate, and Pearson r over defined pairs."""
+interval), the chance of at least m losses at a rate, Pearson r over defined pairs, and a
+family of signed-rank tests' Holm–Bonferroni adjustment with the smallest p one can give."""
 
 from __future__ import annotations
 
@@ -31,3 +32,19 @@ def pearson(x, y) -> tuple[float, int]:
     if ok.sum() < 3:
         return float("nan"), int(ok.sum())
     return float(np.corrcoef(x[ok], y[ok])[0, 1]), int(ok.sum())
+
+
+def holm(p: dict[str, float]) -> dict[str, float]:
+    """Holm–Bonferroni adjusted p-values (monotone, capped at 1); NaN stays NaN and is not
+    counted in the family."""
+    keys = sorted((k for k, v in p.items() if not np.isnan(v)), key=lambda k: p[k])
+    m, out, running = len(keys), {k: float("nan") for k in p}, 0.0
+    for i, k in enumerate(keys):
+        running = max(running, min(1.0, (m - i) * p[k]))
+        out[k] = running
+    return out
+
+
+def best_p(n: int, alternative: str) -> float:
+    """The smallest p a Wilcoxon signed-rank test on n units can give (all on one side)."""
+    return (1 if alternative != "two-sided" else 2) / 2 ** n if n else float("nan")

@@ -5,7 +5,7 @@ executor, ledger and verdicts) computed; the core never imports from here (tests
 - ``page``: a page's first step (check the parameters, train or load, measure, provenance, glue);
 - ``findings``, ``report_page``, ``screens``: the report's figures, answers and first screens;
 - ``supporting``: the other pages' texts and tables (the scout's and the diagnosis's are their
-  folders', ``anchorkit.scout.findings`` and ``anchorkit.diagnosis.findings``);
+  folders', ``anchorkit.studies.scout.findings`` and ``anchorkit.studies.diagnosis.findings``);
 - ``charts``, ``diagnosis_charts``: the figures, drawn in the book's theme (``theme``);
 - ``standalone``: an executed notebook as one offline HTML page (a re-run's page).
 """

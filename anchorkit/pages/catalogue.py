@@ -1,8 +1,9 @@
-"""The book's executed pages, one entry each, in the order they are executed: every study of runs
-(the registry, ``studies.STUDIES``: a new study folder is a new page here, with nothing to write),
-the essay and the scout, whose tables are measured from runs too (each folder says whether its
-paper tables are written, and the scout what its stand-in page adds), and the pages that read
-committed tables only (the diagnosis, the reproduction ledger, reproducibility). Each page says
+"""The book's executed pages, one entry each, in the order they are executed: every study of the
+registry (``studies.EVERY``, in the studies' places: a new study folder is a new page here, with
+nothing to write), its paired studies and the essay and the scout computing their tables from
+runs (a survey says whether its paper tables are written, and the scout what its stand-in page
+adds), the diagnosis reading its committed tables; then the report's pages that read committed
+tables only (the reproduction ledger, reproducibility). Each page says
 whether a reports folder holds its paper-scale tables (``Page.written``), which is what
 ``scripts/execute_studies.py`` asks before executing it, and what its stand-in adds when they are
 not there (``Page.pending``).
@@ -14,15 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from anchorkit import scout
-from anchorkit.essay import measuring
-from anchorkit.essay.measuring import ESSAY
 from anchorkit.profiles import PAPER
 from anchorkit.protocol import written_regimes
 from anchorkit.regimes import DEFAULT
-from anchorkit.studies import STUDIES, Study
+from anchorkit.studies import EVERY, Study, Survey
 
-READ_ONLY = ("diagnosis", "reproduction-ledger", "reproducibility")  # read committed tables only
+READ_ONLY = ("reproduction-ledger", "reproducibility")  # the report's pages: committed tables only
 
 
 @dataclass(frozen=True)
@@ -46,11 +44,17 @@ def study_written(s: Study) -> Callable[[Path], bool]:
     return lambda reports: written_regimes(s, list(s.seeds), PAPER, None, reports, [DEFAULT])
 
 
-def catalogue(studies: dict[str, Study] = STUDIES) -> dict[str, Page]:
+def page_of(s: Study | Survey) -> Page:
+    """A study's page: a study of paired runs computes its default seeds' tables; a survey says
+    whether its tables are written and what its stand-in adds."""
+    if isinstance(s, Study):
+        return Page(s.page, study_written(s))
+    return Page(s.page, s.written, s.pending)
+
+
+def catalogue(studies: dict[str, Study | Survey] = EVERY) -> dict[str, Page]:
     """Every page, by name, in the order the pages are executed."""
-    return {**{name: Page(name, study_written(s)) for name, s in studies.items()},
-            ESSAY: Page(ESSAY, measuring.paper_written),
-            scout.SCOUT: Page(scout.SCOUT, scout.paper_written, scout.PENDING),
+    return {**{s.page: page_of(s) for s in studies.values()},
             **{name: Page(name) for name in READ_ONLY}}
 
 

@@ -7,9 +7,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from anchorkit import diagnosis
+from anchorkit.studies import diagnosis
 from anchorkit.measures import criteria
-from anchorkit.diagnosis.findings import ARMS, FITTED, TARGET_NAMES
+from anchorkit.studies.diagnosis.findings import ARMS, FITTED, TARGET_NAMES
 from anchorkit.pages.theme import LEGIBLE  # noqa: F401 (registers the book's chart theme)
 from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
 

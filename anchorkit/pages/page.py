@@ -18,7 +18,8 @@ import pandas as pd
 from IPython import get_ipython
 from IPython.display import Markdown, display
 
-from anchorkit import profiles, scout, studies
+from anchorkit import profiles, studies
+from anchorkit.studies import scout
 from anchorkit.core.config import ParameterError, check_choice, check_lengths
 from anchorkit.core.edit import DOSES
 from anchorkit.formatting import cpu_name, glued, seed_text
@@ -29,7 +30,7 @@ from anchorkit.pages.rerun import rerun_figures
 from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
 from anchorkit.regimes import DEFAULT, REPORT, Regime
 from anchorkit.core.store import REPO, StoreError
-from anchorkit.essay.measuring import ESSAY, essay_runs, run_geometry
+from anchorkit.studies.essay.measuring import ESSAY, essay_runs, run_geometry
 from anchorkit.protocol import compute_study, shown_regimes, written_regimes
 from anchorkit.request import PARAMETERS, Request, request
 from anchorkit.studies import PAPER_SEEDS, Study

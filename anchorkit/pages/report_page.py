@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import mirror, scout, studies, viability
+from anchorkit import mirror, studies
+from anchorkit.studies import scout
+from anchorkit.studies.scout import viability
 from anchorkit.measures import criteria, directions
 from anchorkit.pages import asked, criteria_met, screens
-from anchorkit.scout import findings as scout_findings
-from anchorkit.diagnosis.findings import selection
+from anchorkit.studies.scout import findings as scout_findings
+from anchorkit.studies.diagnosis.findings import selection
 from anchorkit.core.task import SYNTAX
 from anchorkit.pages.page import REPORTS, compute_command, regime_list, report_regimes
 from anchorkit.provenance import has_tables, read_tables

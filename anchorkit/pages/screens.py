@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from anchorkit import essay, question
+from anchorkit import question
 from anchorkit.pages.criteria_met import criteria_table
 from anchorkit.formatting import number
 from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, tally
@@ -286,35 +286,3 @@ def ledger_counts(facts: list[RegimeFacts]) -> str:
             f"Raw removal at full dose is "
             + " and ".join(number(f.raw_removal) for f in facts)
             + f", the source's {E2A_MEDIAN}.")
-
-
-ESSAY_NAMES = {"boundary": "boundary layers grow more heterogeneous",
-               "sinks": "sinks carry little value",
-               "split": "weighting by value splits the structure measure",
-               "change": "initial contribution predicts change",
-               "populations": "anchors change less than workers",
-               "gradients": "anchors' and workers' gradients differ",
-               "recipe-heterogeneity": "the recipe changes head heterogeneity",
-               "recipe-sinks": "the recipe changes the sinks"}
-
-
-def essay_first_screen(tests: dict[str, dict], seeds: int, regime: str) -> str:
-    """The essay page's opening: how many of its predictions our runs (of the ``regime`` named,
-    a page's name for it) support, do not support, cannot decide and cannot test, and the verdict
-    of the one its argument rests on."""
-    counts = pd.Series([t["verdict"] for t in tests.values()]).value_counts()
-
-    def n(*verdicts):
-        return int(sum(counts.get(v, 0) for v in verdicts))
-
-    split = tests["split"]
-    return (f"We tested the essay's {len(tests)} predictions on our own runs of the {regime} at "
-            f"{seeds} seeds. "
-            f"Supported: {n(essay.SUPPORTED, essay.DIFFERS)}. Not supported: "
-            f"{n(essay.NOT_SUPPORTED)}. No difference detected where the essay expects one: "
-            f"{n(essay.NO_DIFFERENCE)} (not rejected at this number of seeds, which does not show "
-            f"there is none). Cannot be decided at this number of seeds: "
-            f"{n(essay.UNDECIDABLE)}. Cannot be tested on the published runs: "
-            f"{n(essay.NOT_TESTABLE)}. The split the argument rests on, that weighting by value "
-            f"shrinks the structure measure: {split['verdict']}, with {split['n']} seeds that "
-            f"have what the test needs, {split['agree']} of them going the predicted way.")

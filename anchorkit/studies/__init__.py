@@ -1,11 +1,15 @@
-"""The studies of runs, one folder each: ``anchorkit/studies/<name>/`` holds a study's ``Study``
-value (``STUDY``: its runs, whether they are swept, the tables its page derives) and what only it
-needs; its notebook is ``notebooks/<page>.ipynb`` and its page a line of ``_toc.yml``. A new study
-is a new folder: ``discover`` finds every folder of this package, so nothing else names it.
+"""The studies, one folder each: ``anchorkit/studies/<name>/`` holds a study's value (``STUDY``)
+and what only it needs; its notebook is ``notebooks/<page>.ipynb`` and its page a line of
+``_toc.yml``. A new study is a new folder: ``discover`` finds every folder of this package, so
+nothing else names it.
 
-``STUDIES`` is the registry, by name, in the studies' places; ``study(name)`` looks one up (the
-entry points do, once, with the regime and the profile, and pass the values down). Running one is
-``anchorkit.protocol``.
+Most studies are paired runs (``Study``: its runs, whether they are swept, the tables its page
+derives); the essay, the scout and the diagnosis are ``Survey`` values, whose work is a graph of
+their own (``essay.measuring``, ``scout.running``, ``diagnosis.running``, each on the executor).
+``EVERY`` holds every study, by name, in the studies' places (the book's pages are executed in
+that order); ``STUDIES`` the studies of paired runs among them, which ``study(name)`` looks up
+(the entry points do, once, with the regime and the profile, and pass the values down). Running
+one is ``anchorkit.protocol``.
 """
 
 from __future__ import annotations
@@ -17,19 +21,19 @@ from anchorkit.core.config import RunConfig, check_choice, check_seeds
 from anchorkit.pairs import Pair
 from anchorkit.profiles import profile as resolve_profile
 from anchorkit.regimes import DEFAULT, regime as resolve_regime
-from anchorkit.study import PAPER_SEEDS, Study, run_config, runs_of
+from anchorkit.study import PAPER_SEEDS, Study, Survey, run_config, runs_of
 
-__all__ = ["FOLDERS", "PAPER_SEEDS", "ROTATED_BASIS", "STUDIES", "Study", "discover", "findings", "run_config",
-           "runs_of", "study", "study_pairs", "study_runs"]
+__all__ = ["EVERY", "FOLDERS", "PAPER_SEEDS", "ROTATED_BASIS", "STUDIES", "Study", "Survey",
+           "discover", "findings", "run_config", "runs_of", "study", "study_pairs", "study_runs"]
 
 
 FOLDERS: dict[str, str] = {}  # each study's folder (the subpackage's module name), by study name
 
 
-def discover() -> dict[str, Study]:
+def discover() -> dict[str, Study | Survey]:
     """Every study of this package's folders (each a subpackage whose ``STUDY`` is its value), by
     name, in order of their places; two folders naming one study are refused."""
-    found: dict[str, Study] = {}
+    found: dict[str, Study | Survey] = {}
     for m in pkgutil.iter_modules(__path__):
         if not m.ispkg:
             continue
@@ -41,7 +45,8 @@ def discover() -> dict[str, Study]:
     return dict(sorted(found.items(), key=lambda kv: (kv[1].place, kv[0])))
 
 
-STUDIES: dict[str, Study] = discover()
+EVERY: dict[str, Study | Survey] = discover()
+STUDIES: dict[str, Study] = {n: s for n, s in EVERY.items() if isinstance(s, Study)}
 # the report's study: falloff against control under both optimizers (the diagnosis reads its runs)
 ROTATED_BASIS = STUDIES["rotated-basis"]
 
@@ -56,10 +61,11 @@ def study(name) -> Study:
 
 def findings(name):
     """A study's page texts, the module ``findings`` of its folder (the figures its prose quotes,
-    its reader's tables), found through the registry, so that no page names a folder; an unknown
-    study is a ``ParameterError``, a study with no folder or none in its folder a
-    ``LookupError``."""
-    s = study(name)
+    its reader's tables), found through the registry, so that no page names a folder; a study of
+    paired runs or a survey, by value or by name (an unknown name is a ``ParameterError``); a
+    study with no folder or none in its folder is a ``LookupError``."""
+    s = name if isinstance(name, (Study, Survey)) else EVERY[check_choice("study", name,
+                                                                          tuple(EVERY))]
     folder = FOLDERS.get(s.name)
     try:
         if folder is None:

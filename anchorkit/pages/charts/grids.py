@@ -8,7 +8,7 @@ import textwrap
 import altair as alt
 import pandas as pd
 
-from anchorkit import essay
+from anchorkit.studies import essay
 from anchorkit.pages.charts.base import _require
 from anchorkit.measures.verdicts import VERDICTS
 

@@ -26,7 +26,7 @@ from scipy.stats import beta
 
 from anchorkit.measures import criteria
 from anchorkit.core.config import RunConfig, generator
-from anchorkit.diagnosis import (DIFFUSE_OVER_RANDOM, FAMILIES, FIT_CONTEXTS_PER_OP, LOW_RANK,
+from anchorkit.studies.diagnosis import (DIFFUSE_OVER_RANDOM, FAMILIES, FIT_CONTEXTS_PER_OP, LOW_RANK,
                                  OVER_RANDOM, PROBE_CHANCE, PROBE_READABLE, RANK_DRAWS, RANKS)
 from anchorkit.core.edit import project_out_subspace, projection_edit
 from anchorkit.core.scores import query_predictions, scores_of_predictions

@@ -1,18 +1,18 @@
 """Each part of the diagnosis in words: its result, whether it holds, and the counts and
-figures its sentences quote (``anchorkit.diagnosis.findings``)."""
+figures its sentences quote (``anchorkit.studies.diagnosis.findings``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from anchorkit import diagnosis
+from anchorkit.studies import diagnosis
 from anchorkit.core.optimizers import ARMS
 from anchorkit.formatting import and_list, number, summary
 from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                          relation_interval, relation_verdict)
-from anchorkit.diagnosis.rank import DIFFUSE, LOW_RANK_VERDICT, NEITHER
-from anchorkit.diagnosis.findings.tables import FAMILY, FITTED, SOURCE_R, TARGET_NAMES, read_beyond_input
+from anchorkit.studies.diagnosis.rank import DIFFUSE, LOW_RANK_VERDICT, NEITHER
+from anchorkit.studies.diagnosis.findings.tables import FAMILY, FITTED, SOURCE_R, TARGET_NAMES, read_beyond_input
 
 
 def probe_text(tables) -> str:

@@ -8,7 +8,7 @@ part's result in words), ``summary`` (part 4 and the tables' styles) and ``scree
 other pages read); every name is read from here.
 """
 
-from anchorkit.diagnosis.findings.tables import *  # noqa: F401,F403
-from anchorkit.diagnosis.findings.words import *  # noqa: F401,F403
-from anchorkit.diagnosis.findings.summary import *  # noqa: F401,F403
-from anchorkit.diagnosis.findings.screens import *  # noqa: F401,F403
+from anchorkit.studies.diagnosis.findings.tables import *  # noqa: F401,F403
+from anchorkit.studies.diagnosis.findings.words import *  # noqa: F401,F403
+from anchorkit.studies.diagnosis.findings.summary import *  # noqa: F401,F403
+from anchorkit.studies.diagnosis.findings.screens import *  # noqa: F401,F403

@@ -1,7 +1,7 @@
 """The essay's measurements (its page, notebooks/geometry-of-anchors.ipynb): every stored run of
 the paper's studies (``ESSAY_STUDIES``) in the weak-basis regime at the request's seeds, a task
 per run (``essay_task``) on the executor (``executor.each``); the essay trains nothing. Its
-predictions, judged on these tables, are the package's (``anchorkit.essay``).
+predictions, judged on these tables, are the package's (``anchorkit.studies.essay``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from anchorkit.profiles import PAPER, Profile
 from anchorkit.provenance import read_tables, source_state, write_study, written_for
 from anchorkit.regimes import WEAK
 from anchorkit.request import Request
-from anchorkit.studies import PAPER_SEEDS, STUDIES
+from anchorkit.studies import STUDIES  # the studies whose runs it measures
+from anchorkit.study import PAPER_SEEDS
 
 ESSAY = "geometry-of-anchors"
 ESSAY_REGIME = WEAK  # the regime whose runs the essay page measures (its first screen names it)

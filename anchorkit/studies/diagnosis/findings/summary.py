@@ -1,18 +1,18 @@
 """Part 4, the diagnosis's summary table, and the styles of the page's tables
-(``anchorkit.diagnosis.findings``)."""
+(``anchorkit.studies.diagnosis.findings``)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit import diagnosis
+from anchorkit.studies import diagnosis
 from anchorkit.core.optimizers import ARMS
 from anchorkit.formatting import captioned, summary
 from anchorkit.regimes import SECOND_EPOCHS
-from anchorkit.studies import PAPER_SEEDS
+from anchorkit.study import PAPER_SEEDS
 from anchorkit.core.optimizers import ROTATED_ADAM
-from anchorkit.diagnosis.findings.tables import FAMILY, FITTED, SOURCE_R, read_beyond_input
-from anchorkit.diagnosis.findings.words import families_verdict, source_r_verdicts
+from anchorkit.studies.diagnosis.findings.tables import FAMILY, FITTED, SOURCE_R, read_beyond_input
+from anchorkit.studies.diagnosis.findings.words import families_verdict, source_r_verdicts
 
 
 def syntax_is_spike(t) -> tuple[int, int]:

@@ -1,5 +1,5 @@
 """The essay's testable predictions (its page, notebooks/geometry-of-anchors.ipynb), each as a test
-on the tables its measurements write (``anchorkit.essay.measuring``: every stored run of the
+on the tables its measurements write (``anchorkit.studies.essay.measuring``: every stored run of the
 paper's studies, a task per run on the executor; this folder is the essay's).
 
 The rules are fixed here, before the tables are read:
@@ -29,7 +29,21 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from anchorkit.measures.geometry import SINK_THRESHOLD
+from anchorkit.measures.stats import best_p, holm
+from anchorkit.study import Survey
+
+
+def paper_written(reports) -> bool:
+    """Whether a reports folder holds the essay's tables of every stored run at the paper seeds
+    (``measuring.paper_written``, imported when asked: the measuring reads the registry, which
+    imports this value)."""
+    from anchorkit.studies.essay import measuring
+
+    return measuring.paper_written(reports)
+
+
+# its value: its page measures every stored run of the paper's studies (``measuring.ESSAY``)
+STUDY = Survey("geometry-of-anchors", place=6, written=paper_written)
 
 ALPHA = 0.05
 MIN_SEEDS = 5
@@ -205,22 +219,6 @@ def recipe_changes_sinks(heads: pd.DataFrame) -> dict:
     return _across_seeds(d, "two-sided", "falloff minus control, sink-dominated heads")
 
 
-def holm(p: dict[str, float]) -> dict[str, float]:
-    """Holm–Bonferroni adjusted p-values (monotone, capped at 1); NaN stays NaN and is not
-    counted in the family."""
-    keys = sorted((k for k, v in p.items() if not np.isnan(v)), key=lambda k: p[k])
-    m, out, running = len(keys), {k: float("nan") for k in p}, 0.0
-    for i, k in enumerate(keys):
-        running = max(running, min(1.0, (m - i) * p[k]))
-        out[k] = running
-    return out
-
-
-def best_p(n: int, alternative: str) -> float:
-    """The smallest p a Wilcoxon signed-rank test on n units can give (all on one side)."""
-    return (1 if alternative != "two-sided" else 2) / 2 ** n if n else float("nan")
-
-
 def judge(tests: dict[str, dict]) -> dict[str, dict]:
     """Every test with ``p_holm`` (Holm across the tests given), a ``verdict`` and a sentence on
     what would have changed it (``would_change``)."""
@@ -263,42 +261,3 @@ def all_tests(heads: pd.DataFrame, layers: pd.DataFrame) -> dict[str, dict]:
         "recipe-heterogeneity": recipe_changes_heterogeneity(layers),
         "recipe-sinks": recipe_changes_sinks(heads),
     })
-
-
-def _num(x, fmt: str = ".3f") -> str:
-    return "n/a" if pd.isna(x) else f"{x:{fmt}}"
-
-
-def _pv(p) -> str:  # a p-value after "p"
-    return "n/a" if pd.isna(p) else ("< 0.001" if p < 0.001 else f"= {p:.3f}")
-
-
-def page_facts(heads: pd.DataFrame, tests: dict[str, dict]) -> dict[str, str]:
-    """The essay page's figures (glue key → text): how much was measured, each test's verdict,
-    its figures and what would change it, and the facts its prose quotes."""
-    final, early = _final(heads), _early(heads)
-    out = {"essay-runs": str(heads.run.nunique()), "essay-seeds": str(heads.seed.nunique()),
-           "essay-heads": str(len(final)),
-           "essay-snapshot-runs": f"{early.run.nunique()} of {heads.run.nunique()}",
-           "essay-tests": (f"{sum(t['verdict'] != NOT_TESTABLE for t in tests.values())} of the "
-                           f"{len(tests)}")}
-    for key, t in tests.items():
-        out[f"verdict-{key}"] = f"**{t['verdict']}**"
-        way = "lie above zero" if t["alternative"] == "two-sided" else "go the predicted way"
-        out[f"test-{key}"] = (
-            f"per seed, {t['statistic']}: median {_num(t['median'])}, and {t['agree']} of {t['n']} "
-            f"seeds {way}; Wilcoxon over n = {t['n']} seeds, p {_pv(t['p'])}, Holm-corrected p "
-            f"{_pv(t['p_holm'])}" if t["n"] else "no seed has what this test needs")
-        out[f"change-{key}"] = t["would_change"]
-    pooled = pooled_change_correlation(heads)
-    out["fact-pooled"] = f"ρ = {_num(pooled['rho'])} over {pooled['n']} head rows, p {_pv(pooled['p'])}"
-    s = tests["sinks"]
-    out["fact-sink-heads"] = f"{s.get('sink_heads', 0)} of {s.get('heads', len(final))}"
-    sink_tokens = final[final.sink_dominated].sink_token.value_counts()
-    out["fact-sink-tokens"] = ", ".join(f"`{tok}` {n}" for tok, n in sink_tokens.items()) or "none"
-    circular = judge({"old": anchors_change_less(heads, classes_at="final")})["old"]
-    out["fact-circular"] = (f"{circular['verdict']} (Holm-free p {_pv(circular['p'])}, "
-                            f"{circular['agree']} of {circular['n']} seeds)")
-    out["sink-threshold"] = f"{SINK_THRESHOLD:g}"
-    out["early-epoch"] = str(EARLY_EPOCH)
-    return out

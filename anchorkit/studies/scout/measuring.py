@@ -1,5 +1,5 @@
 """The premise measured on one control at one length: its bases' energy, kurtosis and syntax
-|cos|, and what projecting directions out costs the task (``anchorkit.scout``)."""
+|cos|, and what projecting directions out costs the task (``anchorkit.studies.scout``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from anchorkit.core.model import slice_states
 from anchorkit.core.optimizers import of
 from anchorkit.core.task import OPS, SYNTAX, probe_set
 from anchorkit.core.train import load_model
-from anchorkit.scout.rule import REPORT_COS
+from anchorkit.studies.scout.rule import REPORT_COS
 
 
 

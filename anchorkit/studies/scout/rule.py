@@ -1,5 +1,5 @@
 """The scout's regimes, seeds and lengths, and its decision rule, written before any scout run:
-the levels of basis a regime reaches and the regime adopted (``anchorkit.scout``)."""
+the levels of basis a regime reaches and the regime adopted (``anchorkit.studies.scout``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The diagnosis page's tables as it reads them: the committed parts of every regime, checked
-against their manifests, and the counts the other modules share (``anchorkit.diagnosis.findings``)."""
+against their manifests, and the counts the other modules share (``anchorkit.studies.diagnosis.findings``)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import diagnosis, viability
+from anchorkit.studies import diagnosis
 from anchorkit.core.optimizers import ARMS
 from anchorkit.pairs import deep_alignment
-from anchorkit.ledger import SOURCE
+from anchorkit.rules.base import SOURCE
 from anchorkit.provenance import has_tables, read_provenance, read_tables
-from anchorkit.diagnosis.rank import beyond_input
+from anchorkit.studies.diagnosis.rank import beyond_input
 
 
 FAMILY = diagnosis.SECOND_FAMILY  # part 1's second family of erasure directions
@@ -47,10 +47,10 @@ def load(reports_dir) -> dict[str, dict[str, pd.DataFrame]]:
         missing = [t for t in TABLES if t not in tables]
         if missing:
             raise FileNotFoundError(f"{home}/diagnosis lacks {missing}: compute them with "
-                                    f"anchorkit.diagnosis.running (the page's Re-running section)")
+                                    f"anchorkit.studies.diagnosis.running (the page's Re-running section)")
         study = read_tables(Path(home) / "rotated-basis")
         tables.update(results=study["results"], alignment=study["alignment"])
-        if regime == viability.REGIME:  # the regime whose calibration runs the check trained
+        if has_tables(Path(home) / "viability"):  # the regime the viability check judged
             tables["anchors"] = read_tables(Path(home) / "viability")["anchors"]
         out[regime] = tables
     return out

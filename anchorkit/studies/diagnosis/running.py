@@ -1,4 +1,4 @@
-"""Running the diagnosis study (``anchorkit.diagnosis`` holds its predictions and rules): each
+"""Running the diagnosis study (``anchorkit.studies.diagnosis`` holds its predictions and rules): each
 part's tables are written into ``reports_dir/<regime>/diagnosis/`` for every report regime,
 beside the parts already there (the folder lands whole, with one provenance listing the parts and
 the runs each read). Parts: ``rank`` (``rank``: the probe and the rank curves), ``overlap``
@@ -17,19 +17,20 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import diagnosis
+from anchorkit.studies import diagnosis
 from anchorkit.measures.directions import notable_table
 from anchorkit.executor import THREADS, each, threads
-from anchorkit.diagnosis.overlap import overlap_study
+from anchorkit.studies.diagnosis.overlap import overlap_study
 from anchorkit.profiles import PAPER
 from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
-from anchorkit.diagnosis.rank import family_curves, probe_verdicts, rank_curves, rank_verdicts, ranks_table
+from anchorkit.studies.diagnosis.rank import family_curves, probe_verdicts, rank_curves, rank_verdicts, ranks_table
 from anchorkit.regimes import Regime
 from anchorkit.core.store import RunStore
-from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS, run_config
-from anchorkit.diagnosis.symmetry import mirror_table
+from anchorkit.studies import ROTATED_BASIS  # the study whose runs it diagnoses
+from anchorkit.study import PAPER_SEEDS, run_config
+from anchorkit.studies.diagnosis.symmetry import mirror_table
 
-STUDY = "diagnosis"
+STUDY = diagnosis.STUDY.name  # its tables' folder in each regime's reports
 
 
 def write_part(reports_dir, regime: Regime, part: str, tables: dict[str, pd.DataFrame], runs,

@@ -15,14 +15,14 @@ import pandas as pd
 import torch
 
 from anchorkit.core.config import RunConfig
-from anchorkit.diagnosis import MIRROR_TOL
+from anchorkit.studies.diagnosis import MIRROR_TOL
 from anchorkit.executor import THREADS, each, threads
 from anchorkit.core.model import Transformer, haar_rotation, residual_axis
 from anchorkit.core.optim import BasisAdam
 from anchorkit.core.optimizers import PLAIN_ADAM, of
 from anchorkit.profiles import PAPER
 from anchorkit.core.recipes import recipe
-from anchorkit.studies import run_config
+from anchorkit.study import run_config
 from anchorkit.core.task import epoch_batches, positions
 from anchorkit.core.train import data_seed, initial_state, learning_rate, step_loss
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import regimes, scout
+from anchorkit import regimes
+from anchorkit.studies import scout
 from anchorkit.measures import criteria
 from anchorkit.executor import execute
 from anchorkit.formatting import and_list, captioned

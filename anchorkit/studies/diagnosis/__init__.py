@@ -24,13 +24,17 @@ from __future__ import annotations
 
 from anchorkit.measures import criteria
 from anchorkit import regimes
+from anchorkit.study import Survey
+
+# its value: its page reads the committed tables that ``running`` writes (scripts/rejudge_diagnosis.py)
+STUDY = Survey("diagnosis", place=8)
 
 # the regime whose missing removal the diagnosis sets out to explain (its first screen's regime)
 FOCUS = regimes.SECOND
 # the regimes the diagnosis is measured in, on their published weights, in the order its pages
 # show them: its own list, not the report's (``regimes.REPORT``), since a regime joins the report
 # when its study's tables are committed and the diagnosis only once its parts are re-run on its
-# weights (``anchorkit.diagnosis.running``); the weak-basis regime first, then the focus, then the
+# weights (``anchorkit.studies.diagnosis.running``); the weak-basis regime first, then the focus, then the
 # recalibrated column (the focus's controls with the recalibrated recipe's falloff runs, at 16
 # seeds): its parts read the predictions and rules below unchanged. The page shows a regime once
 # every part of it is committed (``diagnosis_page.load``); the first two are required.

@@ -1,6 +1,6 @@
 """The scout run through the work graph: its controls trained to the longest length, the premise
 measured at each, the rule applied, the cheapest regime's falloff runs trained and judged, the
-tables written (``anchorkit.scout``)."""
+tables written (``anchorkit.studies.scout``)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from anchorkit.profiles import SCOUT as SCOUT_PROFILE
 from anchorkit.profiles import Profile
 from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
 from anchorkit.request import Request, request
-from anchorkit.scout.measuring import premise
-from anchorkit.scout.rule import (LENGTHS, REGIMES, SEEDS, anchors_met, decide, regime_levels,
+from anchorkit.studies.scout.measuring import premise
+from anchorkit.studies.scout.rule import (LENGTHS, REGIMES, SEEDS, anchors_met, decide, regime_levels,
                                   scout_runs, seed_levels)
 
 

@@ -1,5 +1,5 @@
 """What the other pages read from the diagnosis: its first screen, its why in one sentence, the
-regimes it shows (``anchorkit.diagnosis.findings``)."""
+regimes it shows (``anchorkit.studies.diagnosis.findings``)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import diagnosis
+from anchorkit.studies import diagnosis
 from anchorkit.formatting import and_list, summary
-from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE
+from anchorkit.rules.base import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE
 from anchorkit.provenance import has_tables
-from anchorkit.diagnosis.rank import beyond_input
+from anchorkit.studies.diagnosis.rank import beyond_input
 from anchorkit.core.optimizers import ROTATED_ADAM
-from anchorkit.diagnosis.findings.tables import (dissociation, load, pending, pooled, read_beyond_input,
+from anchorkit.studies.diagnosis.findings.tables import (dissociation, load, pending, pooled, read_beyond_input,
                                                    rescued_by_rank)
-from anchorkit.diagnosis.findings.words import mirror_holds, overlap_weak_count
+from anchorkit.studies.diagnosis.findings.words import mirror_holds, overlap_weak_count
 
 
 def column_text(regime, t, d: pd.DataFrame) -> str:
@@ -44,7 +44,7 @@ def shown_text(tables, reports_dir) -> str:
         said += " " + " ".join(column_text(r, tables[r], d) for r in extra)
     todo = pending(reports_dir)
     if todo:
-        said += (f" Not shown yet, its parts not all computed (`anchorkit.diagnosis.running`, the "
+        said += (f" Not shown yet, its parts not all computed (`anchorkit.studies.diagnosis.running`, the "
                  f"page's Re-running section): {and_list([f'the {r.title}' for r in todo])}.")
     return said
 

@@ -22,7 +22,7 @@ import torch
 
 from anchorkit.core.config import RunConfig, generator
 from anchorkit.executor import THREADS, each, threads
-from anchorkit.diagnosis import (ALPHA, AT, DRAWS, OVERLAPS, SOURCE_STRENGTH, TARGETS,
+from anchorkit.studies.diagnosis import (ALPHA, AT, DRAWS, OVERLAPS, SOURCE_STRENGTH, TARGETS,
                                  WEAK_STRENGTH)
 from anchorkit.measures.directions import notable_table
 from anchorkit.core.edit import own_basis
@@ -33,7 +33,8 @@ from anchorkit.core import optimizers
 from anchorkit.provenance import read_tables
 from anchorkit.profiles import PAPER
 from anchorkit.regimes import Regime
-from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS
+from anchorkit.studies import ROTATED_BASIS  # the study whose runs it diagnoses
+from anchorkit.study import PAPER_SEEDS
 from anchorkit.core.task import probe_set
 from anchorkit.core.train import load_model
 
