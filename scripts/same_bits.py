@@ -36,17 +36,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def lib(name: str):
     """The library's module ``name`` from whichever tree is on the path: in its layer's folder
-    (``anchorkit/core``, ``anchorkit/measures``), in its study's (``anchorkit/diagnosis``) or, in
-    a tree from before the layers and those folders, at the package's top. Looked up by file in
+    (``anchorkit/core``, ``anchorkit/measures``), in its study's (``anchorkit/studies/diagnosis``,
+    ``anchorkit/studies/scout``; ``anchorkit/diagnosis`` in a tree from before the study folders)
+    or, in a tree from before the layers and those folders, at the package's top. Looked up by file in
     that tree, since the editable install would otherwise serve a folder the older tree lacks
     from this checkout."""
     import anchorkit
 
     home = Path(anchorkit.__path__[0])
-    for layer in ("core", "measures", "diagnosis", ""):
+    for layer in ("core", "measures", "studies/diagnosis", "studies", "diagnosis", ""):
         where = home / layer / name
         if where.with_suffix(".py").exists() or (where / "__init__.py").exists():
-            return importlib.import_module(".".join(["anchorkit", *filter(None, [layer]), name]))
+            return importlib.import_module(".".join(["anchorkit", *filter(None, layer.split("/")),
+                                                     name]))
     raise ModuleNotFoundError(f"no module {name!r} in {home}", name=name)
 
 
