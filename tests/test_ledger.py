@@ -555,3 +555,34 @@ def test_every_claims_rule_names_the_bound_and_the_count_each_of_its_parts_judge
                 assert f"the source's {p.source}" in c.rule, (c.id, p.name)
         if c.premise is not None or any(isinstance(p, ledger.Given) for p in c.parts):
             assert "not comparable where plain Adam builds no privileged basis" in c.rule
+
+
+def test_a_claim_of_sizes_says_what_a_size_compares_once_and_a_premise_can_take_its_verdict():
+    """Where every part of a claim is a size, its rule says "our median's 95% interval" once, in
+    the lead; beside a count each size says it. A claim that presumes another's finding
+    (``Premise``) is not comparable where that finding does not hold, naming it, and judged by its
+    own parts where it does."""
+    low = pd.Series([0.40, 0.41, 0.42, 0.43, 0.44, 0.45, 0.46, 0.47])
+    a = ledger.Size("a", lambda t: low, ledger.AtLeast(0.3), "the a values")
+    b = ledger.Size("b", lambda t: low, ledger.Inside(ledger.Figure("0.5", 0.02)), "the b values")
+    kept = ledger.Tally("kept", lambda t: (7, 8, "7 of 8", ((), ())), ledger.Count(8, 8),
+                        ledger.every, "the runs kept")
+    sizes = ledger.Claim("T1", "t", "later", "t", "s", (a, b))
+    assert sizes.rule == ("two parts, each our median's 95% interval: the a values: at least 0.3; "
+                          "the b values: inside 0.5 (±0.02)")
+    mixed = ledger.Claim("T2", "t", "later", "t", "s", (a, kept))
+    assert mixed.rule.startswith("two parts: our median's 95% interval of the a values: at least")
+    for values, holds in ((low, True), (-low, False)):
+        premise = ledger.Premise(ledger.Size("p", lambda t, v=values: v, ledger.AtLeast(0.3),
+                                             "the p values"), "p fails (T0 not reproduced)", "T0")
+        claim = ledger.Claim("T3", "t", "later", "t", "s", (a, b), premise=premise,
+                             lost=": nothing to compare")
+        text, verdict = claim.ours(None)
+        assert premise.holds(None) is holds
+        if holds:  # judged by its parts: a holds, b misses the figure
+            assert verdict == N and "nothing to compare" not in text
+        else:
+            assert verdict == NC and text.endswith(": nothing to compare (T0 not reproduced)")
+        part = ledger.Given(b, premise, ": lost")
+        assert (part.judge(None).verdict == NC) is not holds
+    assert claim.rule.startswith("not comparable where p fails (T0 not reproduced); else two parts")

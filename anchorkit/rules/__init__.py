@@ -5,7 +5,8 @@ presumes another, the premise it needs); its rule's text is its parts' texts joi
 
 The kinds: ``Size`` (our median's 95% interval against what the claim allows, ``Inside`` a
 figure's region or ``AtLeast`` a bound), ``Tally`` (a count against the source's, by Fisher's exact
-test and our share's interval), ``Given`` (a part not comparable where a premise fails),
+test and our share's interval), ``Given`` (a part not comparable where a ``Premise``, another
+claim's finding, fails),
 ``Moved`` (a spike that moved on some seeds, comparable where most seeds have one); E2c's relation
 and the loss rate are rules of their own, in their studies' folders. Every claim lives in the
 folder of the study whose tables it is judged on (``Study.claims``); ``anchorkit.ledger`` gathers
@@ -180,40 +181,47 @@ class Moved:
 
 
 @dataclass(frozen=True)
-class Given:
-    """A part that presumes another claim's finding (``premise``, a rule): not comparable, with
-    ``lost`` added to our figure's text, where the premise is not reproduced or cannot be
-    compared. ``why``: the premise in the rule's words."""
+class Premise:
+    """Another claim's finding that a part, or a whole claim, presumes: ``rule``, that claim's own
+    rule; ``why``, its failure in the rule's words; ``cite``, that claim's id. It holds unless its
+    rule's verdict is not reproduced or not comparable."""
 
     rule: Size
-    premise: Size
-    lost: str
     why: str
-    cite: str = ""  # the premise's claim id, where a whole claim presumes it
+    cite: str
+
+    def holds(self, t: Tables) -> bool:
+        return self.rule.judge(t).verdict not in (NOT_REPRODUCED, NOT_COMPARABLE)
+
+
+@dataclass(frozen=True)
+class Given:
+    """A part that presumes another claim's finding (``premise``): not comparable, with ``lost``
+    added to our figure's text, where the premise does not hold."""
+
+    rule: Size
+    premise: Premise
+    lost: str
 
     @property
     def name(self) -> str:
         return self.rule.name
 
-    def holds(self, t: Tables) -> bool:
-        return self.premise.judge(t).verdict not in (NOT_REPRODUCED, NOT_COMPARABLE)
-
     def judge(self, t: Tables) -> Part:
         part = self.rule.judge(t)
-        if self.holds(t):
+        if self.premise.holds(t):
             return part
         return Part(part.name, part.text + self.lost, NOT_COMPARABLE)
 
     def text(self) -> str:
-        return f"{self.rule.text()}, not comparable where {self.why}"
+        return f"{self.rule.text()}, not comparable where {self.premise.why}"
 
 
 @dataclass(frozen=True)
 class Claim:
     """One claim of the source: its id, short name, section, words and the source's figure (as
-    quoted), and the rules of its parts. ``premise``: a whole claim that presumes another's finding (a
-    ``Given``'s premise and its words, with the text our figure takes where it fails);
-    ``beside``: a clause after our figure, never judged; ``lead``: the rule text's opening
+    quoted), and the rules of its parts. ``premise``: another claim's finding the whole claim
+    presumes, with ``lost``, the words our figure takes where it does not hold; ``beside``: a clause after our figure, never judged; ``lead``: the rule text's opening
     (default: how many parts)."""
 
     id: str
@@ -222,7 +230,8 @@ class Claim:
     claim: str
     source: str
     parts: tuple
-    premise: Given | None = None
+    premise: Premise | None = None
+    lost: str = ""
     beside: Beside | None = None
     lead: str = ""
 
@@ -230,18 +239,24 @@ class Claim:
         """Our figure's text and the verdict on the tables ``t`` (``Missing`` where a table its
         rules need is not committed)."""
         if self.premise is not None and not self.premise.holds(t):
-            plain = self.premise.premise.judge(t)
-            return (f"{plain.text}{self.premise.lost} ({self.premise.cite} {plain.verdict})",
+            plain = self.premise.rule.judge(t)
+            return (f"{plain.text}{self.lost} ({self.premise.cite} {plain.verdict})",
                     NOT_COMPARABLE)
         text, verdict = judged([p.judge(t) for p in self.parts])
         return (text if self.beside is None else text + self.beside(t)), verdict
 
     @property
     def rule(self) -> str:
-        """The rule in words, written by its parts (a part repeated for several tokens once)."""
+        """The rule in words, written by its parts (a part repeated for several tokens once; where
+        every part is a size, what a size compares said once, in the lead)."""
         texts = list(dict.fromkeys(p.text() for p in self.parts))
-        lead = self.lead or (f"{NUMBERS.get(len(texts), len(texts))} parts: " if len(texts) > 1
-                             else "")
+        lead = self.lead
+        if not lead and len(texts) > 1:
+            n, sizes = NUMBERS.get(len(texts), len(texts)), f"{I} of "
+            if all(t.startswith(sizes) for t in texts):  # said once for every part
+                lead, texts = f"{n} parts, each {I}: ", [t[len(sizes):] for t in texts]
+            else:
+                lead = f"{n} parts: "
         said = f"{lead}{'; '.join(texts)}"
         if self.premise is not None:
             said = f"not comparable where {self.premise.why}; else {said}"

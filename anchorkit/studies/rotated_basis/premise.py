@@ -13,7 +13,7 @@ from anchorkit.formatting import number
 from anchorkit.core.task import SYNTAX
 from anchorkit.rules.base import (RESOLUTION, SHARE_TOL, SOURCE, Tables, _chance, _paired,
                                    _results)
-from anchorkit.rules import AtLeast, Claim, Given, Inside, Size
+from anchorkit.rules import AtLeast, Claim, Given, Inside, Premise, Size
 
 _ = SOURCE  # the figures each claim's text quotes, read from the one table
 
@@ -75,11 +75,14 @@ EXISTENCE = Existence("plain above its rotated twin", _plain_above_twin, AtLeast
                       beside=_sign_test)
 
 
-def given_a_basis(rule: Size, lost: str, cite: str = "") -> Given:
+# P0's finding, which P4 and E3a's axis part presume
+A_BASIS = Premise(EXISTENCE, "plain Adam builds no privileged basis (P0 not reproduced)", "P0")
+
+
+def given_a_basis(rule: Size, lost: str) -> Given:
     """``rule``, not comparable where plain Adam builds no privileged basis (P0, ``EXISTENCE``,
     not reproduced or not comparable)."""
-    return Given(rule, EXISTENCE, lost, "plain Adam builds no privileged basis (P0 not "
-                 "reproduced)", cite)
+    return Given(rule, A_BASIS, lost)
 
 
 def _rotated_minus_axis(t: Tables) -> pd.Series:
@@ -130,6 +133,5 @@ PREMISE = [
            Size("as strong as plain Adam's", _rotated_minus_twin, Inside(_["P4"]["same"]),
                 "the rotated controls' top rotated share minus the plain twin's top axis share",
                 ".3f", "rotated share minus the plain twin's axis share ")),
-          premise=given_a_basis(EXISTENCE, ": plain Adam builds no privileged basis to mirror",
-                                "P0")),
+          premise=A_BASIS, lost=": plain Adam builds no privileged basis to mirror"),
 ]
