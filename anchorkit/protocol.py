@@ -1,7 +1,8 @@
 """Running a study as a request asks (``request.Request``): train (or load) its runs, measure
 every pair and write its tables, through the one graph path (``Study.graph`` on ``executor``);
 and which regimes its page shows. (The essay's measurements, on the stored runs of the paper's
-studies, are ``anchorkit.studies.essay.measuring``; the scout's and the diagnosis's are their folders'.)
+studies, are ``anchorkit.studies.essay.measuring``; the scout's and the diagnosis's are their
+folders'.)
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""A study as a value. Most studies are paired runs (``Study``): its name, its default seeds, its arms (the anchored recipe and the
-optimizer of each; every arm is paired with the control of its optimizer), whether its pairs are
-measured with the direction sweep, the tables its page reads derived from the measured ones, its
-page and its place among the studies, and its work as a graph of tasks (``Study.graph``). Each
-study's value lives in its own folder (``anchorkit/studies/<name>/``, discovered by
-``anchorkit.studies``); this module is what they share: the value, the run of a study at a
-profile in a regime, and the paper seeds. The others (``Survey``: the essay, the scout, the
+"""A study as a value. Most studies are paired runs (``Study``): its name, its default seeds, its
+arms (the anchored recipe and the optimizer of each; every arm is paired with the control of its
+optimizer), whether its pairs are measured with the direction sweep, the tables its page reads
+derived from the measured ones, its page and its place among the studies, and its work as a graph of
+tasks (``Study.graph``). Each study's value lives in its own folder (``anchorkit/studies/<name>/``,
+discovered by ``anchorkit.studies``); this module is what they share: the value, the run of a study
+at a profile in a regime, and the paper seeds. The others (``Survey``: the essay, the scout, the
 diagnosis) are folders of the same registry whose work is a graph of their own.
 
 A study names runs by configuration only. Runs shared between studies (the plain-Adam control and

@@ -1,6 +1,6 @@
 """The claims as data, gathered from the studies whose tables they are judged on (each study's
-folder holds its claims: ``Study.claims``, ``Survey.claims``), in the ledger's order of sections; and judging one
-claim.
+folder holds its claims: ``Study.claims``, ``Survey.claims``), in the ledger's order of sections;
+and judging one claim.
 """
 
 from __future__ import annotations

@@ -221,8 +221,8 @@ class Given:
 class Claim:
     """One claim of the source: its id, short name, section, words and the source's figure (as
     quoted), and the rules of its parts. ``premise``: another claim's finding the whole claim
-    presumes, with ``lost``, the words our figure takes where it does not hold; ``beside``: a clause after our figure, never judged; ``lead``: the rule text's opening
-    (default: how many parts)."""
+    presumes, with ``lost``, the words our figure takes where it does not hold; ``beside``: a clause
+    after our figure, never judged; ``lead``: the rule text's opening (default: how many parts)."""
 
     id: str
     name: str  # its short name, in words (the lead picture labels its row with it)

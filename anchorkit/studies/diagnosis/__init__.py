@@ -26,7 +26,8 @@ from anchorkit.measures import criteria
 from anchorkit import regimes
 from anchorkit.study import Survey
 
-# its value: its page reads the committed tables that ``running`` writes (scripts/rejudge_diagnosis.py)
+# its value: its page reads the committed tables that ``running`` writes
+# (scripts/rejudge_diagnosis.py)
 STUDY = Survey("diagnosis", place=8)
 
 # the regime whose missing removal the diagnosis sets out to explain (its first screen's regime)
