@@ -28,7 +28,7 @@ from anchorkit.measures import criteria
 from anchorkit.core.config import RunConfig, generator
 from anchorkit.studies.diagnosis import (DIFFUSE_OVER_RANDOM, FAMILIES, FIT_CONTEXTS_PER_OP, LOW_RANK,
                                  OVER_RANDOM, PROBE_CHANCE, PROBE_READABLE, RANK_DRAWS, RANKS)
-from anchorkit.core.edit import project_out_subspace, projection_edit
+from anchorkit.core.edit import e1 as axis_e1, project_out_subspace, projection_edit
 from anchorkit.core.scores import query_predictions, scores_of_predictions
 from anchorkit.measures.measure import (DIFFERENCE, drop, null_of_other_ops, other_ops_drop, span,
                                         subspace_predictions)
@@ -82,8 +82,7 @@ def probe_rows(model: Transformer, batch: Batch) -> list[dict]:
     """Per slice, before and after the e₁ edit: the probe's balanced accuracy for "difference vs
     the other ops", its interval and whether the op is readable there."""
     truth = (batch.ops == DIFFERENCE)[1::2]
-    e1 = torch.zeros(model.cfg.d_model)
-    e1[0] = 1.0
+    e1 = axis_e1(model.cfg.d_model)
     rows = []
     for when, hooks in (("before", None), ("after", projection_edit(e1, 1.0, model.n_slices))):
         with torch.inference_mode():
@@ -175,17 +174,22 @@ def nested(basis: torch.Tensor) -> torch.Tensor:
 
 
 # ---------------------------------------------------------------------- rank curves
+def unedited(cfg: RunConfig, state: dict) -> tuple[Transformer, Batch, torch.Tensor, torch.Tensor]:
+    """A run's model and probe set, its unedited scores on them and each op's span (what the
+    removal curves are measured against)."""
+    model = load_model([cfg], [state])
+    probe = probe_set(cfg.task).clean
+    with torch.inference_mode():
+        clean_pred = query_predictions(model, probe)
+        clean = scores_of_predictions(clean_pred, probe)[0]
+        return model, probe, clean, span(clean, null_of_other_ops(clean_pred, probe)[0])
+
+
 def rank_curves(cfg: RunConfig, state: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One run's removal curves by rank (raw removal, raw spill: erasure subspace and the mean of
     the random ones) and its probe rows."""
-    model = load_model([cfg], [state])
-    probe = probe_set(cfg.task).clean
-    e1 = torch.zeros(cfg.model.d_model)
-    e1[0] = 1.0
-    with torch.inference_mode():
-        clean_pred = query_predictions(model, probe)
-    clean = scores_of_predictions(clean_pred, probe)[0]
-    spans = span(clean, null_of_other_ops(clean_pred, probe)[0])
+    model, probe, clean, spans = unedited(cfg, state)
+    e1 = axis_e1(cfg.model.d_model)
     erasure = erasure_directions(model, fitting_contexts(cfg), e1)
     randoms = random_subspaces(e1, cfg.seed)
     subspaces = torch.cat([nested(erasure)] + [nested(r) for r in randoms])  # (K·(1+draws), K, D)
@@ -208,15 +212,10 @@ def family_curves(cfg: RunConfig, state: dict, family: str, random: pd.DataFrame
     """One run's removal and spill curves by rank for another family of erasure directions
     (``fitted_at``), beside the random subspaces' mean that part 1 measured for the run
     (``random``: its ``rank_curves`` rows, which the same seed would draw again)."""
-    model = load_model([cfg], [state])
-    probe = probe_set(cfg.task).clean
-    e1 = torch.zeros(cfg.model.d_model)
-    e1[0] = 1.0
+    model, probe, clean, spans = unedited(cfg, state)
     with torch.inference_mode():
-        clean_pred = query_predictions(model, probe)
-        clean = scores_of_predictions(clean_pred, probe)[0]
-        spans = span(clean, null_of_other_ops(clean_pred, probe)[0])
-        found = erasure_directions(model, fitting_contexts(cfg), e1, family=family)
+        found = erasure_directions(model, fitting_contexts(cfg), axis_e1(cfg.model.d_model),
+                                   family=family)
         drops = drop(clean, scores_of_predictions(
             subspace_predictions(model, probe, nested(found)), probe))
     mine = random[random.run == cfg.name].sort_values("k")
