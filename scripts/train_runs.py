@@ -12,6 +12,10 @@ usage: python -m scripts.train_runs --seeds 1 2 --recipes control falloff --opti
    or: python -m scripts.train_runs --study loss-rate-screen [--seeds 800 801 ...] [--regime R]
        (every run of a study at the paper profile, its default seeds unless given; the per-run
        flags --epochs, --recipes, --optimizers and --set are refused with --study)
+   or: python -m scripts.train_runs --regime R --seeds 720 721 ... --recipes falloff
+       --optimizers adam rotated [--epochs N]
+       (runs in regime R's settings, its recipe in place of a study's name for it and its own
+       length unless given: the confirmation's set; --set is refused with --regime)
 """
 
 from __future__ import annotations
@@ -73,6 +77,27 @@ def configs_from_args(args) -> list[RunConfig]:
 PER_RUN = ("epochs", "recipes", "optimizers", "set")  # flags that describe runs one by one
 
 
+def regime_runs(args) -> list[RunConfig]:
+    """The runs of ``--regime`` at the given seeds, recipes and optimizers, in the regime's own
+    settings (``Regime.settings``: its recipe in place of a study's name for it, its length and
+    step unless ``--epochs`` is given)."""
+    if args.set:
+        raise ParameterError("--set", args.set, "a regime's runs take the regime's settings; "
+                             "without --regime give the settings with --set")
+    missing = [f"--{f}" for f in ("seeds", "recipes", "optimizers") if not getattr(args, f)]
+    if missing:
+        raise ParameterError("--regime", args.regime, f"names runs by {', '.join(missing)} too")
+    if args.epochs is not None:
+        check_int("epochs", args.epochs, 1)
+    for r in args.recipes:
+        check_choice("recipe", r, RECIPES)
+    for o in args.optimizers:
+        check_choice("optimizer", o, optimizers.names())
+    regime = REGIMES[args.regime]
+    return [RunConfig(seed=s, **regime.settings(r, o, args.epochs))
+            for o in args.optimizers for r in args.recipes for s in args.seeds]
+
+
 def plan(args) -> list[RunConfig]:
     """The runs the command line asks for, every value checked before any work starts."""
     if args.seeds is not None:
@@ -87,8 +112,7 @@ def plan(args) -> list[RunConfig]:
         return study_runs(args.study, args.seeds or STUDIES[args.study].seeds, "paper",
                           regime=args.regime)
     if args.regime is not None:
-        raise ParameterError("--regime", args.regime, "applies to a --study's runs; without "
-                             "--study give the settings with --set")
+        return regime_runs(args)
     args.seeds = args.seeds or [1, 2]
     args.recipes = args.recipes or ["control", "falloff"]
     args.optimizers = args.optimizers or ["adam"]
@@ -100,7 +124,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--study", choices=tuple(STUDIES), help="train every run of this study (paper profile)")
     p.add_argument("--regime", choices=tuple(REGIMES),
-                   help="with --study: the study's runs in this regime (default: weak-basis)")
+                   help="with --study: the study's runs in this regime (default: weak-basis); "
+                   "without it, the --seeds, --recipes and --optimizers given in this regime")
     p.add_argument("--seeds", type=int, nargs="+")
     p.add_argument("--recipes", nargs="+", help="default: control falloff")
     p.add_argument("--optimizers", nargs="+", help="default: adam")

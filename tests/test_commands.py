@@ -31,12 +31,37 @@ def train_runs(*argv) -> subprocess.CompletedProcess:
     (["--scheduler", "inprocess"], "did you mean 'in-process'?"),
     (["--epochs", "0"], "'epochs' = 0: expected an integer >= 1"),
     (["--recipes", "faloff"], "'recipe' = 'faloff'"),
+    (["--regime", "no-positions-no-biases-lr-decayed-pull-0.3", "--seeds", "720"],
+     "names runs by --recipes, --optimizers too"),
+    (["--regime", "no-positions-no-biases-lr-decayed-pull-0.3", "--seeds", "720", "--recipes",
+      "falloff", "--optimizers", "adam", "--set", "lr=0.1"], "take the regime's settings"),
 ])
 def test_a_bad_command_line_is_refused_in_one_line_naming_the_value(argv, named):
     r = train_runs(*argv)
     assert r.returncode == 2, r.stdout + r.stderr
     assert named in r.stderr and "Traceback" not in r.stderr
     assert r.stdout == ""  # nothing was planned, let alone trained
+
+
+def test_a_regime_s_runs_are_its_published_runs_at_their_seeds():
+    """``--regime R --seeds … --recipes falloff --optimizers adam rotated`` plans regime R's own
+    runs (its recipe for falloff, its length and step): at a published seed, the published hash."""
+    import argparse
+
+    import pandas as pd
+
+    from scripts.train_runs import plan
+
+    args = argparse.Namespace(study=None, regime="no-positions-no-biases-lr-decayed-pull-0.3",
+                              seeds=[704, 720], recipes=["falloff"], optimizers=["adam", "rotated"],
+                              epochs=None, set=None, scheduler="in-process")
+    cfgs = plan(args)
+    assert [(c.seed, c.optimizer) for c in cfgs] == [(704, "adam"), (720, "adam"),
+                                                     (704, "rotated"), (720, "rotated")]
+    index = pd.read_csv(ROOT / "published" / "index.csv")
+    published = set(index[index.regime == args.regime].hash)
+    assert {c.hash for c in cfgs if c.seed == 704} <= published
+    assert all(c.recipe == "falloff-pull-0.3" and c.epochs == 1600 for c in cfgs)
 
 
 @pytest.mark.cluster

@@ -41,9 +41,10 @@ class TrainedRun:
 
 
 # epochs at which the training loop keeps a copy of the weights in the run store (the essay reads
-# them: classes at an early epoch, gradient alignment over training); a fixed list, not part of
-# a run's configuration, so it changes no run's hash. Published runs carry none.
-SNAPSHOT_EPOCHS = (0, 10, 50, 150)
+# them: classes at an early epoch, gradient alignment over training; the confirmation compares
+# its runs at epoch 800 with their end); a fixed list, not part of a run's configuration, so it
+# changes no run's hash. A published run carries those publish_runs was asked to publish.
+SNAPSHOT_EPOCHS = (0, 10, 50, 150, 800)
 
 
 def learning_rate(tcfg, step: int, total_steps: int) -> float:
