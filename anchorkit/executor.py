@@ -10,10 +10,12 @@ checkpoint), and the tables are the same wherever the tasks ran.
 Where the tasks run (``scheduler``, else ``$ANCHORKIT_SCHEDULER``):
 
 - unset: a ``LocalCluster`` on this machine, one single-thread worker process per core, created
-  for the study and closed after it;
+  for the study and closed after it, listening on 127.0.0.1 over TLS with temporary credentials
+  that only this process holds (no other account of the machine can connect and run code);
 - ``tcp://host:8786``: an existing Dask cluster (``dask scheduler`` and ``dask worker`` processes,
   or ``dask-jobqueue`` on Slurm/PBS) whose workers import the same anchorkit and see the store
-  at the same path;
+  at the same path; on a shared machine give it TLS (``tls://``) and credentials of its own,
+  which the client reads from Dask's configuration (``distributed.comm.tls.*``);
 - ``in-process``: no Dask; the same tasks one after another in this process.
 
 Every task runs with ``THREADS`` torch threads wherever it runs, so that a table does not depend
@@ -146,11 +148,23 @@ def local_cluster(n_workers: int | None = None) -> Iterator:
     # step's activations are page-faulted in again: several times slower training. Not here.
     environ = {k: v for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items()
                if k != "MALLOC_TRIM_THRESHOLD_"}
+    # security=True: TLS with temporary credentials made for this cluster and held in this
+    # process only, so that no other account of the machine can connect to it and run code
     with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}), LocalCluster(
             n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
             host="127.0.0.1", dashboard_address=os.environ.get(DASHBOARD_ENV) or "127.0.0.1:0",
-            local_directory=str(RunStore().root / "dask-scratch-space")) as cluster:
-        yield cluster
+            local_directory=str(RunStore().root / "dask-scratch-space"),
+            security=True) as cluster:
+        _CREDENTIALS[cluster.scheduler_address] = cluster.security
+        try:
+            yield cluster
+        finally:
+            _CREDENTIALS.pop(cluster.scheduler_address, None)
+
+
+# the credentials of the local clusters this process started, by scheduler address: a client of
+# this process connects to them by address (``connect``); nothing outside this process has them
+_CREDENTIALS: dict[str, object] = {}
 
 
 CONNECT_SECONDS = 10  # how long to wait for a named scheduler before saying it is not there
@@ -183,7 +197,10 @@ def connect(scheduler: str | None = None) -> Iterator:
 
     if scheduler:
         try:
-            client = Client(scheduler, timeout=CONNECT_SECONDS)
+            # a local cluster of this process: its credentials; any other: Dask's configured
+            # security (``distributed.comm.tls.*``, none unless set)
+            client = Client(scheduler, timeout=CONNECT_SECONDS,
+                            security=_CREDENTIALS.get(scheduler))
         except (OSError, TimeoutError) as e:
             raise ParameterError("scheduler", scheduler, f"no Dask scheduler answered there "
                                  f"within {CONNECT_SECONDS} s ({type(e).__name__})") from None

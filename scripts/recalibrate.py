@@ -8,8 +8,14 @@ candidate and the controls under rotated Adam instead. Finished runs are skipped
 ones resume from their last checkpoint, so the command is simply run again until it says
 "Chosen" with the rotated count, or "No candidate passes". ``--measure-only`` trains nothing.
 
-usage: python -m scripts.recalibrate [--batch 2] [--measure-only]
-       [--scheduler in-process|tcp://host:8786] [--out calibration/second-regime]
+The committed record (``calibration/second-regime/``) is written only with ``--publish``, only
+when something was measured, and only where a table or the decision changed; without
+``--publish`` the grid and the decision go to ``--out`` (default: ``recalibration/`` in the run
+store's scratch folder), so that running the command on a store without the calibration's runs
+(a fresh clone) never rewrites the committed decision.
+
+usage: python -m scripts.recalibrate [--batch 2] [--measure-only] [--publish]
+       [--scheduler in-process|tcp://host:8786] [--out FOLDER]
 """
 
 from __future__ import annotations
@@ -25,7 +31,8 @@ from anchorkit import recalibration as rc
 from anchorkit.core.config import ParameterError, check_int
 from anchorkit.executor import check_scheduler, execute, training_graph
 from anchorkit.pairs import Pair, measured
-from anchorkit.provenance import machine, source_state
+from anchorkit.core.paths import inside
+from anchorkit.provenance import machine, scratch_root, source_state
 from anchorkit.core.store import RunStore
 from anchorkit.core.optimizers import ARM_NAMES
 
@@ -91,19 +98,55 @@ def grid(crit: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def write(out: Path, crit: pd.DataFrame, results: pd.DataFrame, dose: pd.DataFrame, decision: dict):
+def rendered(crit: pd.DataFrame, results: pd.DataFrame, dose: pd.DataFrame,
+             decision: dict) -> dict[str, str]:
+    """The measured files' text by name (decision.json, which records the commit and the
+    machine, apart)."""
+    return {"criteria.csv": crit.to_csv(index=False), "results.csv": results.to_csv(index=False),
+            "dose.csv": dose.to_csv(index=False), "grid.csv": grid(crit).to_csv(index=False),
+            "decision.md": rc.decision_text(decision) + "\n"}
+
+
+def changed(out: Path, files: dict[str, str]) -> bool:
+    """Whether any measured file differs from what ``out`` holds."""
+    return any(not (out / n).is_file() or (out / n).read_text() != text
+               for n, text in files.items())
+
+
+def write(out: Path, crit: pd.DataFrame, results: pd.DataFrame, dose: pd.DataFrame,
+          decision: dict) -> bool:
+    """Write the measured grid and decision to ``out`` where something was measured and a file
+    would change; whether it wrote."""
+    if not len(crit):
+        return False
+    files = rendered(crit, results, dose, decision)
+    if not changed(out, files):
+        return False
     out.mkdir(parents=True, exist_ok=True)
-    if len(crit):
-        crit.to_csv(out / "criteria.csv", index=False)
-        results.to_csv(out / "results.csv", index=False)
-        dose.to_csv(out / "dose.csv", index=False)
-        grid(crit).to_csv(out / "grid.csv", index=False)
-    (out / "decision.md").write_text(rc.decision_text(decision) + "\n")
+    for name, text in files.items():
+        (out / name).write_text(text)
     src = source_state()
     (out / "decision.json").write_text(json.dumps(
         {**decision, "text": rc.decision_text(decision), "seeds": list(rc.SEEDS),
          "regime": rc.REGIME.name, "commit": src.get("commit"), "machine": machine()},
         indent=1, ensure_ascii=False) + "\n")
+    return True
+
+
+def output(args) -> Path:
+    """Where the grid and the decision go: the committed record with ``--publish``, else
+    ``--out`` or the run store's scratch folder; a folder of the committed record without
+    ``--publish`` is refused (a ParameterError)."""
+    if args.publish:
+        if args.out is not None and not inside(args.out, OUT):
+            raise ParameterError("--out", str(args.out), "--publish writes the committed record, "
+                                 f"{OUT.relative_to(ROOT)}; give one or the other")
+        return OUT
+    out = args.out if args.out is not None else scratch_root() / "recalibration"
+    if inside(out, ROOT / "calibration"):
+        raise ParameterError("--out", str(out), "is the committed record: add --publish to "
+                             "rewrite it on purpose")
+    return out
 
 
 def main(argv=None):
@@ -111,14 +154,20 @@ def main(argv=None):
     p.add_argument("--batch", type=int, default=2, help="candidates trained per call (default 2)")
     p.add_argument("--measure-only", action="store_true")
     p.add_argument("--scheduler")
-    p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--publish", action="store_true",
+                   help="write the grid and the decision into calibration/second-regime/ (the "
+                   "committed record), where something was measured and changed")
+    p.add_argument("--out", type=Path, help="where the grid and the decision go without --publish "
+                   "(default: recalibration/ in the run store's scratch folder)")
     args = p.parse_args(argv)
     try:
         check_int("--batch", args.batch, 1)
         check_scheduler(args.scheduler)
+        out = output(args)
     except ParameterError as e:
         p.error(str(e))
-    write_rule(args.out)
+    if args.publish:
+        write_rule(out)  # the rule's own files, the same bytes while the rule stands
     store = RunStore()
     while True:
         crit, results, dose = measure_all(store)
@@ -134,8 +183,15 @@ def main(argv=None):
             crit, results, dose = measure_all(store)
             decision = rc.decide(crit)
             break
-    write(args.out, crit, results, dose, decision)
+    wrote = write(out, crit, results, dose, decision)
     print(rc.decision_text(decision))
+    if not len(crit):
+        print(f"Nothing measured (no pair of the rule's runs is finished in {store.root}): "
+              f"{out} left as it was.")
+    elif not wrote:
+        print(f"Measured; {out} already holds these tables and this decision: left as it was.")
+    else:
+        print(f"Written to {out}.")
 
 
 if __name__ == "__main__":

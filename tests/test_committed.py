@@ -436,6 +436,34 @@ def test_the_local_cluster_listens_on_this_machine_only_with_its_scratch_in_the_
     monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
     monkeypatch.delenv(DASHBOARD_ENV, raising=False)
     with local_cluster(1) as cluster:
-        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        assert cluster.scheduler_address.startswith("tls://127.0.0.1:")
         assert "127.0.0.1" in cluster.dashboard_link
         assert (tmp_path / "store" / "dask-scratch-space").is_dir()
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+def test_a_client_without_the_local_cluster_s_credentials_is_refused(tmp_path, monkeypatch):
+    """Issue 67's second High probe: another account connected to the local cluster's scheduler
+    and ran code in its workers. The cluster now speaks TLS with credentials only its process
+    holds: a plain client, and a client with other temporary credentials, are refused; this
+    process's own client (``connect`` by address) runs a task."""
+    import os
+
+    from distributed import Client
+    from distributed.security import Security
+
+    from anchorkit.executor import connect, local_cluster
+
+    monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
+    with local_cluster(1) as cluster:
+        address = cluster.scheduler_address
+        port = address.rsplit(":", 1)[1]
+        with pytest.raises((OSError, TypeError)):
+            Client(f"tcp://127.0.0.1:{port}", timeout=3)
+        with pytest.raises((OSError, TypeError)):
+            Client(address, timeout=3)  # no credentials at all
+        with pytest.raises((OSError, TypeError)):
+            Client(address, timeout=3, security=Security.temporary())  # someone else's
+        with connect(address) as client:
+            assert client.submit(os.getpid).result() != os.getpid()

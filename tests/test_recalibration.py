@@ -169,3 +169,43 @@ def test_the_command_trains_the_next_candidates_in_order_then_the_chosen_one_rot
     write(tmp_path / "out", crit, crit, crit.assign(spill=0.0), done)
     assert (tmp_path / "out" / "decision.md").read_text().startswith("Chosen: " + FIRST)
     assert list(grid(crit)["meets all"]) == ["yes"] * 4
+
+
+def test_the_command_on_a_store_without_the_calibration_s_runs_leaves_the_record_alone(
+        tmp_path, monkeypatch, capsys):
+    """Issue 67's first High probe: ``recalibrate --measure-only`` on an empty store once rewrote
+    the committed decision from "chosen" to "pending". Now nothing measured writes nothing, the
+    committed record is written only with --publish, and --out inside it is refused."""
+    import subprocess
+
+    from scripts import recalibrate
+
+    monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
+    committed = recalibrate.OUT
+    before = {p.name: p.read_bytes() for p in committed.iterdir()}
+    recalibrate.main(["--measure-only"])
+    said = capsys.readouterr().out
+    assert "Nothing measured" in said and "left as it was" in said
+    recalibrate.main(["--measure-only", "--publish"])
+    assert {p.name: p.read_bytes() for p in committed.iterdir()} == before
+    assert not (tmp_path / "store" / "reports" / "recalibration").exists()
+    with pytest.raises(SystemExit) as e:
+        recalibrate.main(["--measure-only", "--out", str(committed)])
+    assert e.value.code == 2 and "add --publish" in capsys.readouterr().err
+    status = subprocess.run(["git", "status", "--porcelain", "calibration"], cwd=committed.parent.parent,
+                            capture_output=True, text=True)
+    assert status.returncode != 0 or status.stdout == ""
+
+
+def test_a_measured_decision_is_written_once_and_not_again_when_nothing_changed(tmp_path):
+    from scripts.recalibrate import write
+
+    rows = [good(s, FIRST) for s in rc.SEEDS]
+    crit = table([{**r, "criteria met": 5} for r in rows])
+    done = rc.decide(crit)
+    assert write(tmp_path / "out", crit, crit, crit.assign(spill=0.0), done)
+    stamp = (tmp_path / "out" / "decision.json").stat().st_mtime_ns
+    assert not write(tmp_path / "out", crit, crit, crit.assign(spill=0.0), done)
+    assert (tmp_path / "out" / "decision.json").stat().st_mtime_ns == stamp
+    assert not write(tmp_path / "empty", crit.iloc[:0], crit.iloc[:0], crit.iloc[:0], done)
+    assert not (tmp_path / "empty").exists()
