@@ -54,10 +54,13 @@ E1_RULE = (f"e₁ is one of a plain control's syntax-holding axes (an axis holdi
 def own_basis_measures(results: pd.DataFrame, spectra: pd.DataFrame, basis: pd.DataFrame
                        ) -> pd.DataFrame:
     """One row per control (seed, optimizer): each measure along the run's own basis, read from
-    a rotated-basis study's ``results``, ``spectra`` and ``basis`` tables."""
+    a rotated-basis study's ``results``, ``spectra`` and ``basis`` tables. A basis-free
+    optimizer's runs have no own basis to be a mirror image along: no row."""
     rows = []
     for _, r in results.iterrows():
         own = optimizer(r["optimizer"]).basis
+        if own is None:
+            continue
         sp = spectra[(spectra.run == r["run"]) & (spectra.role == "control")
                      & (spectra.basis == own)].share.sort_values(ascending=False)
         costs = basis[(basis.run == r["run"]) & (basis.role == "control")

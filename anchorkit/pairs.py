@@ -21,7 +21,7 @@ from anchorkit.measures.measure import (basis_block, contexts_per_op, cos_e1, di
                                         kept, landing, moved, null_of_other_ops, other_ops_drop,
                                         over_removal, reference_baseline, removal, removal_error,
                                         span, spike, spill, syntax_positions, task_change)
-from anchorkit.core.optimizers import AXES, KIND, of
+from anchorkit.core.optimizers import AXES, of
 from anchorkit.core.task import DIFFERENCE, OPS, probe_set
 from anchorkit.core.train import load_model
 
@@ -190,12 +190,14 @@ def direction_rows(pair: Pair, sc: Scores, answers, batch, res: dict, base: dict
               "difference_share": float(removal(sc.drops[-1, i], sc.spans[i]))}
              for i, (role, _) in enumerate(_roles(pair))]
     ref = pd.DataFrame(rows)
-    # reference directions: the optimizer's own basis, off the spike (the axes: off e₁ too)
+    # reference directions: the optimizer's own basis, off the spike (the axes: off e₁ too); a
+    # basis-free optimizer's, the random directions (no spike to leave out)
     name = of(a_cfg).basis
-    kind = KIND[name]
+    kind = of(a_cfg).reference_kind
     for role, _ in _roles(pair):
         mine = ref[(ref.role == role) & (ref.kind == kind)]
-        off = [res[f"{role}_spike_{name}"]] if res[f"{role}_has_spike_{name}"] else []
+        off = ([res[f"{role}_spike_{name}"]] if name is not None and res[f"{role}_has_spike_{name}"]
+               else [])
         pick = mine[~mine["index"].isin(off)]
         res[f"{role}_reference_baseline"] = float(
             reference_baseline(torch.tensor(pick["difference_share"].to_numpy())))

@@ -44,12 +44,12 @@ def measured_bases(cfg) -> dict[str, torch.Tensor]:
     return {AXES: coordinate_axes(cfg.model.d_model), ROTATED_AXES: rotated_axes(seed_rotation(cfg))}
 
 
-def own_basis(cfg) -> tuple[str, torch.Tensor]:
+def own_basis(cfg) -> tuple[str | None, torch.Tensor]:
     """The name and vectors (rows) of the basis the run's optimizer scales in (its own basis,
-    ``optimizers.Optimizer.basis``)."""
+    ``optimizers.Optimizer.basis``); for a basis-free optimizer, None and no vectors (0, D)."""
     o = of(cfg)
     if o.basis is None:
-        raise ValueError(f"{cfg.name}: {o.label} scales in no basis of its own")
+        return None, torch.empty(0, cfg.model.d_model)
     return o.basis, measured_bases(cfg)[o.basis]
 
 

@@ -29,7 +29,15 @@ class BasisAdam:
         self.lr, self.betas, self.eps = lr, betas, eps
         self.step_count = 0
         self.exp_avg = {k: torch.zeros_like(p) for k, p in self.params.items()}
-        self.exp_avg_sq = {k: torch.zeros_like(p) for k, p in self.params.items()}
+        self.exp_avg_sq = {k: self._second_moment_like(k, p) for k, p in self.params.items()}
+
+    def _second_moment_like(self, name: str, p: torch.Tensor) -> torch.Tensor:
+        """The zero second-moment estimate of parameter ``name``: one per coordinate."""
+        return torch.zeros_like(p)
+
+    def _accumulate(self, name: str, v: torch.Tensor, grad: torch.Tensor, beta2: float) -> None:
+        """v ← β₂ v + (1 − β₂) g², coordinate by coordinate (in place)."""
+        v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
 
     def _rotate(self, t: torch.Tensor, axis: int, inverse: bool) -> torch.Tensor:
         """Components along R's basis of the residual axis (or back, with ``inverse``)."""
@@ -55,7 +63,7 @@ class BasisAdam:
             grad = self._rotate(p.grad, axis, inverse=False) if rotated else p.grad
             m, v = self.exp_avg[name], self.exp_avg_sq[name]
             m.lerp_(grad, 1 - beta1)
-            v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            self._accumulate(name, v, grad, beta2)
             denom = (v.sqrt() / bias_correction2_sqrt).add_(self.eps)
             if rotated:
                 p.sub_(self._rotate(m / denom, axis, inverse=True) * step_size)
@@ -79,5 +87,31 @@ class BasisAdam:
         self.step_count = step_count
 
 
+class SharedAdam(BasisAdam):
+    """Adam whose second moment is shared along the residual axis (the basis-free arm, book/methods.md,
+    *The optimizers*): for every parameter with a residual axis, the estimate of g² is averaged over
+    that axis, one value for the D coordinates of each other index, so the update commutes with
+    any rotation of the residual coordinates (the mean of g² over the axis is g's squared norm
+    along it, over D, which a rotation keeps). Every other axis keeps Adam's per-coordinate
+    scaling; with a residual axis of size 1 it is Adam. It takes no rotation."""
+
+    def __init__(self, params, axes, rotations=None, **kw):
+        if rotations is not None:
+            raise ValueError("shared Adam scales in no basis: it takes no rotation")
+        super().__init__(params, axes, None, **kw)
+
+    def _second_moment_like(self, name, p):
+        axis = self.axes[name]
+        if axis is None:
+            return torch.zeros_like(p)
+        return torch.zeros_like(p.mean(axis + 1, keepdim=True))
+
+    def _accumulate(self, name, v, grad, beta2):
+        axis = self.axes[name]
+        if axis is None:
+            return super()._accumulate(name, v, grad, beta2)
+        v.mul_(beta2).add_((grad * grad).mean(axis + 1, keepdim=True), alpha=1 - beta2)
+
+
 # the update rules an optimizer value names (``optimizers.Optimizer.update``)
-UPDATES = {"adam": BasisAdam}
+UPDATES = {"adam": BasisAdam, "shared-adam": SharedAdam}

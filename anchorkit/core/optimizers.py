@@ -3,9 +3,12 @@
 An optimizer is its name (the configuration's value, part of the run's name and hash), its words
 on the pages, the basis it scales in and its update rule (``optim.UPDATES``). The **own-basis
 rule** is written here once: plain Adam scales along the coordinate axes, rotated Adam along the
-rotated axes of its seed's Haar rotation R; a basis-free optimizer (SGD, Muon, …) would have none.
-Every measure read "along the run's own basis" takes the basis's name from here, and the tensors
-from ``edit.measured_bases``.
+rotated axes of its seed's Haar rotation R; a basis-free optimizer (basis-free Adam, whose second
+moment is shared along the residual axis; SGD, Muon, …) has none. Every measure read "along the
+run's own basis" takes the basis's name from here, and the tensors from ``edit.measured_bases``;
+where there is none, each says what it gives instead: no vectors (``edit.own_basis``), the
+random directions as the reference (``reference_kind``), no directions of note and no row of the
+mirror image (``measures.directions``, ``mirror``).
 
 This module has no torch: the configuration validates an optimizer's name against it
 (``config.RunConfig``); ``train`` builds its update from it. A new optimizer is one ``register``
@@ -22,6 +25,7 @@ AXES, ROTATED_AXES = "axes", "rotated"
 BASES = (AXES, ROTATED_AXES)
 # a basis's directions as a sweep's ``kind`` column names them (one axis, one rotated axis)
 KIND = {AXES: "axis", ROTATED_AXES: "rotated"}
+RANDOM_KIND = "random"  # the sweep's random directions: the reference of a basis-free run
 
 
 @dataclass(frozen=True)
@@ -45,16 +49,25 @@ class Optimizer:
         """Whether its scaling is in the seed's rotated axes (training then draws R)."""
         return self.basis == ROTATED_AXES
 
+    @property
+    def reference_kind(self) -> str:
+        """The swept directions a run's reference baseline is taken over: its own basis's (off
+        the spike), or, with no basis of its own, the random directions (SPEC §8)."""
+        return RANDOM_KIND if self.basis is None else KIND[self.basis]
+
 
 PLAIN_ADAM = Optimizer("adam", "plain Adam", AXES)
 ROTATED_ADAM = Optimizer("rotated", "rotated Adam", ROTATED_AXES)
+# the third arm (issue 69): Adam with its second moment shared along the residual axis, so no
+# direction of the residual stream is privileged by the optimizer (``optim.SharedAdam``)
+SHARED_ADAM = Optimizer("shared", "basis-free Adam", None, update="shared-adam")
 
 # the report's question compares these two arms (plain first, as the configurations list them)
 QUESTION = (PLAIN_ADAM, ROTATED_ADAM)
 ARM_NAMES = tuple(o.name for o in QUESTION)
 ARMS = {o.name: o.label for o in reversed(QUESTION)}  # each arm's label, rotated first (as tables)
 
-REGISTRY: dict[str, Optimizer] = {o.name: o for o in (PLAIN_ADAM, ROTATED_ADAM)}
+REGISTRY: dict[str, Optimizer] = {o.name: o for o in (PLAIN_ADAM, ROTATED_ADAM, SHARED_ADAM)}
 
 
 def names() -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from anchorkit.core.config import RunConfig, check_choice
 from anchorkit.core.edit import DOSES, e1, measured_bases, random_directions
 from anchorkit.core.scores import query_predictions
 from anchorkit.measures.measure import edited_predictions
-from anchorkit.core.optimizers import AXES, KIND, ROTATED_AXES
+from anchorkit.core.optimizers import AXES, KIND, RANDOM_KIND, ROTATED_AXES
 from anchorkit.core.store import RunStore
 from anchorkit.core.task import probe_set
 from anchorkit.core.train import load_model
@@ -43,7 +43,7 @@ def sweep_directions(cfg: RunConfig) -> tuple[list[str], list[int], torch.Tensor
     Returns their kinds, their indices within each kind, and the directions as rows."""
     D = cfg.model.d_model
     bases = measured_bases(cfg)
-    kinds = [KIND[AXES]] * (D - 1) + [KIND[ROTATED_AXES]] * D + ["random"] * N_RANDOM
+    kinds = [KIND[AXES]] * (D - 1) + [KIND[ROTATED_AXES]] * D + [RANDOM_KIND] * N_RANDOM
     index = list(range(1, D)) + list(range(D)) + list(range(N_RANDOM))
     dirs = torch.cat([bases[AXES][1:], bases[ROTATED_AXES], random_directions(N_RANDOM, D)])
     return kinds, index, dirs

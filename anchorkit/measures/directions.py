@@ -83,7 +83,7 @@ def notable_table(runs: list[RunConfig], spectra: pd.DataFrame, basis: pd.DataFr
     study's ``spectra`` and ``basis`` tables), as one table. A run that appears in several pairs
     (a control) is listed once."""
     by_name = {c.name: c for c in runs}
-    out, seen = [], set()
+    out, seen = [], set()  # a run with no basis of its own has no directions of note along it
     for (run, role), g in basis[basis.role.isin(roles)].groupby(["run", "role"], sort=True):
         # a control's rows are filed under the pair's falloff run name; its own name is control_run
         name = g.control_run.iloc[0] if role == "control" else run
@@ -92,6 +92,8 @@ def notable_table(runs: list[RunConfig], spectra: pd.DataFrame, basis: pd.DataFr
         seen.add(name)
         cfg = by_name[name]
         own, _ = own_basis(cfg)
+        if own is None:
+            continue
         mine = g[g.basis == own].set_index("direction")
         sp = spectra[(spectra.run == run) & (spectra.role == role) & (spectra.basis == own)]
         out.append(notable(cfg, store.load_final(cfg), sp.set_index("direction").share,
