@@ -1,0 +1,64 @@
+"""The basis-free arm's calibration rule (anchorkit.studies.rotated_basis.basis_free) on
+constructed cases: every verdict it can give, the fallback's order, and the committed rule equal
+to the code's."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from anchorkit.core.task import OPS
+from anchorkit.studies.rotated_basis import basis_free as bf
+
+ROOT = Path(__file__).resolve().parent.parent
+OWN, FIRST, SECOND = bf.rates()
+
+
+def rows(lr, recipe, low=0.99, seeds=bf.SEEDS):
+    """A run per seed at ``lr`` whose lowest op scores ``low``."""
+    return [{"lr": lr, "recipe": recipe, "seed": s, **{f"score_{op}": 1.0 for op in OPS},
+             f"score_{OPS[0]}": low} for s in seeds]
+
+
+def decide(*parts):
+    return bf.decide(pd.DataFrame([r for p in parts for r in p]))
+
+
+def test_the_arm_passes_at_its_regime_s_own_settings():
+    d = decide(rows(OWN, "control"), rows(OWN, "falloff"))
+    assert d["verdict"] == bf.PASSES and d["lr"] == OWN
+
+
+def test_one_run_below_the_bar_sends_it_to_the_fallback_controls_first():
+    failed = rows(OWN, "control") + rows(OWN, "falloff", low=0.9, seeds=bf.SEEDS[:1]) + \
+        rows(OWN, "falloff", seeds=bf.SEEDS[1:])
+    assert decide(failed)["waiting"] == (FIRST, ("control",))
+    assert decide(failed, rows(FIRST, "control"))["waiting"] == (FIRST, ("falloff",))
+    d = decide(failed, rows(FIRST, "control"), rows(FIRST, "falloff"))
+    assert d["verdict"] == bf.FALLBACK_CHOSEN and d["lr"] == FIRST
+    # the first rate's controls fail: the second rate, never the first's falloff runs
+    later = decide(failed, rows(FIRST, "control", low=0.5), rows(SECOND, "control"),
+                   rows(SECOND, "falloff"))
+    assert later["verdict"] == bf.FALLBACK_CHOSEN and later["lr"] == SECOND
+
+
+def test_none_passes_and_pending_can_be_given():
+    fail = {lr: rows(lr, "control", low=0.5) for lr in (OWN, FIRST, SECOND)}
+    assert decide(*fail.values(), rows(OWN, "falloff"))["verdict"] == bf.NONE_PASSES
+    assert bf.decide(pd.DataFrame())["verdict"] == bf.PENDING
+    assert decide(rows(OWN, "control"))["waiting"] == (OWN, bf.RECIPES)
+    assert set(bf.SAYS) == set(bf.VERDICTS)
+
+
+def test_the_runs_are_the_arm_s_at_calibration_seeds_and_a_fallback_rate_is_new_configuration():
+    own = bf.runs()
+    assert {c.optimizer for c in own} == {"shared"} and {c.seed for c in own} == set(bf.SEEDS)
+    assert {c.recipe for c in own} == {"control", "falloff-pull-0.3"}
+    assert all(c.epochs == 1600 and c.train.lr == OWN for c in own)
+    assert not {c.hash for c in own} & {c.hash for c in bf.runs(FIRST)}
+    with pytest.raises(ValueError, match="paper seeds"):
+        bf.runs(seeds=[704])
+
+
+def test_the_committed_rule_is_the_code_s():
+    assert (ROOT / "calibration" / "basis-free" / "rule.md").read_text() == bf.rule_text()
