@@ -117,3 +117,20 @@ def test_execute_studies_computes_what_its_regime_flag_names(monkeypatch):
     assert (ran, executed) == ([], [("rotated-basis", False)])
     with pytest.raises(SystemExit, match="--regime R: name one regime, with --compute"):
         ex.main(["--regime", SECOND.name, "rotated-basis"])
+
+
+def test_publish_runs_names_a_regime_s_own_runs_as_train_runs_does():
+    import argparse
+
+    from scripts.publish_runs import planned
+    from scripts.train_runs import plan
+
+    regime = "no-positions-no-biases-lr-decayed-pull-0.3"
+    args = argparse.Namespace(studies=None, regime=regime, seeds=[720, 721], recipes=["falloff"],
+                              optimizers=["adam", "rotated"])
+    trained = plan(argparse.Namespace(study=None, regime=regime, seeds=[720, 721],
+                                      recipes=["falloff"], optimizers=["adam", "rotated"],
+                                      epochs=None, set=None, scheduler="in-process"))
+    assert [c.hash for c in planned(args)] == [c.hash for c in trained]
+    with pytest.raises(ParameterError, match="not both"):
+        planned(argparse.Namespace(**{**vars(args), "studies": ["control"]}))

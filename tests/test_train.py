@@ -171,6 +171,19 @@ def test_snapshots_hold_the_weights_at_their_epochs(tmp_path, monkeypatch):
     two = train([cfg.replace(epochs=2)], progress=False)[0]  # the same stream, stopped at 2
     assert_same_weights(store.load_snapshot(cfg, 2), two.final)
     assert RunStore(tmp_path / "elsewhere").snapshot_epochs(cfg) == []
+    # published with the weights of epoch 2: a fresh store finds and verifies them there
+    from anchorkit.core.store import StoreError
+
+    pub = tmp_path / "published"
+    store.publish(cfg, pub, snapshots=(2,))
+    fresh = RunStore(tmp_path / "fresh", published=pub)
+    assert fresh.has_final(cfg) and fresh.snapshot_epochs(cfg) == [2]
+    assert_same_weights(fresh.load_snapshot(cfg, 2), two.final)
+    with pytest.raises(StoreError, match="no weights at epoch"):
+        store.publish(cfg, pub, snapshots=(3,))
+    (pub / "runs" / cfg.hash / "snapshots" / "epoch-2.safetensors").write_bytes(b"x")
+    with pytest.raises(StoreError, match="contents changed"):
+        fresh.load_snapshot(cfg, 2)
 
 
 def test_a_regime_without_positions_or_residual_biases_trains_under_both_optimizers(store):
