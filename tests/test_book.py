@@ -624,6 +624,31 @@ def test_each_first_screen_says_why_with_a_link_to_the_diagnosis(html, name):
         (name, p.links)
 
 
+@pytest.mark.parametrize("name", ["report", "introduction", "ledger"])
+def test_no_first_screen_says_cannot_be_decided_alone_where_an_interval_excludes_a_side(html,
+                                                                                        name):
+    """Issue 66: where the pre-set rule cannot decide but the committed paired interval lies on
+    one side, the opening says the direction and the one-sided reading (labelled as made after the
+    fact) beside "cannot decide", so that it never reads as "no evidence either way"."""
+    from pathlib import Path
+
+    from anchorkit.pages import screens
+    from anchorkit.provenance import read_tables
+    from anchorkit.regimes import REPORT
+
+    p = _FirstScreen()
+    p.feed((html / FIRST_SCREENS[name]).read_text())
+    text = " ".join(p.glued + p.typed)
+    root = Path(__file__).resolve().parent.parent / "reports"
+    for r in REPORT:
+        a = screens.question_answer(read_tables(r.reports(root) / "rotated-basis")["results"])
+        if a is None or f"In the {r.title}, " not in text or not screens.one_sided(a):
+            continue
+        if "cannot decide" in text or "cannot be decided" in text:
+            assert "read one-sided, after the fact" in text, (name, text)
+            assert screens.direction(a, 0).split(":")[0] in text, (name, text)
+
+
 # what a size rule may not be made to say: existence is the ledger's P0, never P1 or P2
 EXISTENCE_FROM_SIZE = (r"privileged basis cannot be shown", r"does not reach the source's size",
                        r"builds? no privileged basis[^.;]*\(P[12]\b")

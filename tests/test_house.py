@@ -262,6 +262,10 @@ DECLARES_A_REGIME = {
     "recalibration": "the recalibration reopened in the second regime",
     "studies.diagnosis": "the diagnosis's focus and the regimes it is measured in",
     "studies.essay.measuring": "the essay measures the weak-basis regime's runs (ESSAY_REGIME)",
+    "studies.rotated_basis.confirmation": "the confirmation asks the recalibrated regime's "
+                                          "question again, on fresh seeds",
+    "studies.rotated_basis.basis_free": "the basis-free arm is calibrated in the recalibrated "
+                                        "regime",
 }
 
 

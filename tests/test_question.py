@@ -101,8 +101,8 @@ def test_the_report_reads_the_test_as_an_answer_only_where_the_question_can_be_a
     said = asked.question_answers({SECOND: f})[SECOND]
     assert said.startswith("The question cannot be asked here") and "the recipe fails" in said
     can = dataclasses.replace(f, met=3)  # the same figures, where the recipe worked
-    assert asked.question_answers({SECOND: can})[SECOND].startswith(
-        f"In the {SECOND.title}, it can be asked: ")
+    assert asked.question_answers({SECOND: can})[SECOND].startswith(f"In the {SECOND.title}, ")
+    assert "The pre-set rule" in asked.question_answers({SECOND: can})[SECOND]
     table = asked.question_tables({SECOND: tables})[0].data
     assert list(table.measure) == list(q.MEASURES.values()) and set(table.answer) <= set(q.ANSWERS)
     assert (table.seeds == 8).all()

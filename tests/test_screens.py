@@ -32,7 +32,7 @@ def facts(title, premise, met, share=0.1, raw=0.5, seeds=8):
     (screens.ABSENT, 8, "plain Adam builds no privileged basis (one axis holds 0.10"),
     (screens.UNDECIDED_PREMISE, 0, "cannot be decided at 8 seeds"),
     (screens.FORMS, 0, "but the recipe fails: none of the 16 falloff runs"),
-    (screens.FORMS, 5, "In the weak-basis regime, it can be asked: the anchor does not need")])
+    (screens.FORMS, 5, "The pre-set rule answers: the anchor does not need")])
 def test_each_regime_says_whether_the_question_can_be_answered_and_why(premise, met, says):
     text = screens.report_first_screen([facts("weak-basis regime", premise, met)])
     assert says in text and not screens.CLAIM_ID.search(text)
@@ -144,7 +144,7 @@ def test_the_introduction_says_why_each_regime_cannot_answer_even_where_the_basi
     three = screens.intro_first_screen([facts(t, screens.ABSENT, 8) for t in "abc"])
     assert three.startswith("No regime's runs can answer it")
     assert screens.intro_first_screen([facts("x", screens.FORMS, 3)]).startswith(
-        "In the x, it can be asked: the anchor does not need the privileged axis.")
+        "In the x, the paired difference in removal of difference has no clear sign")
 
 
 def test_each_question_answers_in_one_list_a_line_per_regime_of_the_report():
@@ -160,31 +160,50 @@ def test_each_question_answers_in_one_list_a_line_per_regime_of_the_report():
                      f'{r.title}</span>' for r in REPORT]
 
 
-@pytest.mark.parametrize("verdict, says", [
-    ("does not need the privileged axis", "the anchor does not need the privileged axis"),
-    ("needs the privileged axis", "the anchor needs the privileged axis"),
-    ("removes more without the privileged axis", "the anchor removes more without the privileged axis"),
-    ("cannot be decided at this number of seeds", "the answer cannot be decided at 16 seeds")])
+@pytest.mark.parametrize("verdict, diff, says", [
+    ("does not need the privileged axis", (-0.012, -0.05, 0.03),
+     "The pre-set rule answers: the anchor does not need the privileged axis (the interval inside "
+     "the margin ±0.1)."),
+    ("needs the privileged axis", (-0.3, -0.4, -0.2),
+     "The pre-set rule answers: the anchor needs the privileged axis (the interval below"),
+    ("removes more without the privileged axis", (0.3, 0.2, 0.4),
+     "The pre-set rule answers: the anchor removes more without the privileged axis"),
+    ("cannot be decided at this number of seeds", (0.2, 0.04, 0.31),
+     "The pre-set rule cannot decide at 16 seeds (the interval crosses ±0.1); read one-sided, "
+     "after the fact, the anchor does not need the privileged axis, pending a confirmation on 24 "
+     "fresh seeds."),
+    ("cannot be decided at this number of seeds", (-0.2, -0.31, -0.04),
+     "The pre-set rule cannot decide at 16 seeds (the interval crosses ±0.1); read one-sided, "
+     "after the fact, rotated Adam gains at most 0.1, pending"),
+    ("cannot be decided at this number of seeds", (0.0, -0.3, 0.3),
+     "The pre-set rule cannot decide at 16 seeds (the interval crosses ±0.1), pending")])
 def test_where_a_regime_can_ask_the_question_every_first_screen_leads_with_its_answer(
-        committed, verdict, says):
-    from anchorkit import question
-    assert verdict in question.ANSWERS
+        committed, verdict, diff, says):
+    """The answer in two sentences: the direction of the paired difference (a side only where
+    the interval excludes zero), then what the pre-set rule gives and, where it cannot decide,
+    the one-sided reading (labelled as made after the fact) and the confirmation's status."""
     import dataclasses
+
+    from anchorkit import question
+    from anchorkit.studies.rotated_basis import confirmation
+    assert verdict in question.ANSWERS
     third = dataclasses.replace(facts("second regime, recalibrated", screens.FORMS, 20, seeds=16),
-                                answer=_answer(verdict))
+                                answer=screens.Answer(verdict, diff, 0.1, (0.853, 0.80, 0.90),
+                                                      (0.861, 0.81, 0.91), 14, 0.053, 13),
+                                confirmation=confirmation.PENDING)
     three = [*committed, third]
     why = "Why: with e₁ projected out, a probe still reads difference beyond the input on 31 of " \
           "32 falloff runs; the erasure family tried, 7 more directions, rescues 0 of the 14 " \
           "second regime runs e₁ leaves short (the diagnosis)."
+    side = ("rotated Adam removes more of difference than plain" if diff[1] > 0 else
+            "rotated Adam removes less of difference than plain" if diff[2] < 0 else
+            "the paired difference in removal of difference has no clear sign")
     for fn in (screens.report_first_screen, screens.intro_first_screen,
                screens.ledger_first_screen):
         text = fn(three, why)
-        assert f"In the second regime, recalibrated, it can be asked: {says}." in text, fn.__name__
-        # the figures the answer rests on: kept of 16, each arm's interval, the difference's
-        for said in ("kept on 14 of 16 rotated seeds", "0.85 rotated (95% interval 0.80 to 0.90)",
-                     "0.86 plain (0.81 to 0.91)", "difference -0.01 (-0.15 to 0.03",
-                     "margin ±0.1", "the rotated control loses 0.05"):
-            assert said in text, (fn.__name__, said)
+        assert f"In the second regime, recalibrated, {side}" in text, fn.__name__
+        assert f"(95% interval {diff[1]:.2f} to {diff[2]:.2f})" in text and "of 16 seeds" in text
+        assert says in text, (fn.__name__, text)
         assert why in text and screens.words(text) <= LIMIT, (fn.__name__, screens.words(text))
         assert not screens.CLAIM_ID.search(text)
     # the report says why the other two cannot, each with its figure, in its opening; the
@@ -194,6 +213,23 @@ def test_where_a_regime_can_ask_the_question_every_first_screen_leads_with_its_a
         assert f"in the second regime the recipe fails (raw removal {committed[1].raw_removal:.2f}" in said
     intro = screens.intro_first_screen(three)
     assert intro.startswith("In the second regime, recalibrated,") and "other two" not in intro
+
+
+def test_cannot_be_decided_is_never_said_alone_where_the_interval_excludes_a_side():
+    """Issue 66's acceptance: where the pre-set rule cannot decide but the paired interval lies
+    wholly on one side of zero or of a margin, the sentence says the side and the one-sided
+    reading; "cannot decide" alone is left only where the interval excludes no side."""
+    import dataclasses
+
+    base = facts("x", screens.FORMS, 3, seeds=16)
+    for diff in [(0.2, 0.04, 0.31), (0.05, -0.08, 0.2), (-0.2, -0.31, -0.04), (0.0, -0.3, 0.3)]:
+        a = screens.Answer("cannot be decided at this number of seeds", diff, 0.1,
+                           (0.8, 0.7, 0.9), (0.6, 0.5, 0.7), 15, 0.01, 9)
+        text = screens.answer_sentence(dataclasses.replace(base, answer=a))
+        excludes = diff[1] > -0.1 or diff[2] < 0.1 or diff[1] > 0 or diff[2] < 0
+        assert "cannot decide" in text
+        assert ("read one-sided" in text) == excludes, text
+        assert ("no clear sign" in text) == (diff[1] <= 0 <= diff[2]), text
 
 
 def test_the_question_answer_is_read_from_the_paired_results():

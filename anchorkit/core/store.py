@@ -17,10 +17,9 @@ that the users of a shared store or cluster can read them.
 Two more places are read:
 
 - ``published/runs/<hash>/`` in the repository: the committed final weights, trajectory and
-  configuration of the paper's runs (no initial weights: they are re-derived from the seed), and,
-  for the runs published with them, their weights at a few epochs (``snapshots/``). A run found
-  there counts as finished, so a fresh clone measures the paper's runs without retraining. The
-  store's own directory comes first.
+  configuration of the paper's runs (initial weights are re-derived from the seed), and for some
+  their weights at a few epochs (``snapshots/``). A run found there counts as finished, so a fresh
+  clone measures the paper's runs without retraining. The store's own directory comes first.
 - ``<root>/answers/<key>.safetensors``: a run's cached query answers, clean and edited
   (``anchorkit.measures.answers``), keyed by its hash and the code that makes them, so that runs shared
   between studies are swept once and a measure's definition can change without a sweep.
@@ -51,10 +50,6 @@ DEFAULT_ROOT = REPO / ".runs"
 PUBLISHED_FILES = ("config.json", "final.safetensors", "trajectory.parquet", "meta.json")
 FILE_MODE = 0o644  # readable by the group and others (mkstemp's default is 0600)
 LOCK = ".lock"  # a run's write lock (``RunStore.writing``)
-
-
-def _snapshot_file(epoch: int) -> str:
-    return f"epoch-{epoch}.safetensors"
 
 
 class StoreError(RuntimeError):
@@ -271,23 +266,20 @@ class RunStore:
     def publish(self, cfg: RunConfig, where: str | Path | None = None, snapshots=()) -> Path:
         """Copy a finished run's configuration, final weights, trajectory and meta to the
         published directory (``where``, default the store's), and its weights at the epochs
-        ``snapshots`` (each must be in the store); returns the run's directory there."""
+        ``snapshots`` (each must be kept); returns the run's directory there."""
         where = Path(where) if where is not None else self.published
         if where is None or not self.has_final(cfg):
             raise StoreError(f"{self.path(cfg)}: no finished run {cfg.name} to publish")
-        missing = sorted(set(snapshots) - set(self.snapshot_epochs(cfg)))
-        if missing:
-            raise StoreError(f"{self.path(cfg)}: {cfg.name} keeps no weights at epoch(s) "
-                             f"{', '.join(map(str, missing))} to publish")
-        src, dst = self._final_dir(cfg), where / "runs" / cfg.hash
-        names = [*PUBLISHED_FILES, *(f"snapshots/{_snapshot_file(e)}" for e in snapshots)]
-        for name in names:
-            f = src / name if not name.startswith("snapshots/") else self._snapshot_path(
-                cfg, int(name.split("-")[1].split(".")[0]))
-            if f == dst / name:
-                continue
-            data = read_verified(f)
-            write_verified(dst / name, lambda p, data=data: p.write_bytes(data))
+        if missing := sorted(set(snapshots) - set(self.snapshot_epochs(cfg))):
+            raise StoreError(f"{self.path(cfg)}: {cfg.name} keeps no weights at epoch(s) {missing}")
+        dst = where / "runs" / cfg.hash
+        files = {dst / n: self._final_dir(cfg) / n for n in PUBLISHED_FILES}
+        files.update({dst / "snapshots" / f"epoch-{e}.safetensors": self._snapshot_path(cfg, e)
+                      for e in snapshots})
+        for to, src in files.items():
+            if to != src:
+                data = read_verified(src)
+                write_verified(to, lambda p, data=data: p.write_bytes(data))
         return dst
 
     # ------------------------------------------------------------------ snapshots
@@ -295,22 +287,17 @@ class RunStore:
         """The weights at ``epoch`` of training (``train.SNAPSHOT_EPOCHS``), kept beside the run."""
         d = self.path(cfg)
         write_json(d / "config.json", cfg.to_dict())
-        write_verified(d / "snapshots" / _snapshot_file(epoch),
+        write_verified(d / "snapshots" / f"epoch-{epoch}.safetensors",
                        lambda p: save_file(_contiguous(state), p))
 
     def _snapshot_dirs(self, cfg: RunConfig) -> list[Path]:
-        """Where a run's snapshots may be: the store's own run directory, then the published
-        one (a published run carries the snapshots ``publish`` was asked for)."""
-        dirs = [self.path(cfg)]
-        if self.published is not None:
-            dirs.append(self.published / "runs" / cfg.hash)
-        return dirs
+        """Where a run's snapshots may be: its store directory, then its published one."""
+        return [self.path(cfg)] + ([self.published / "runs" / cfg.hash]
+                                   if self.published is not None else [])
 
     def _snapshot_path(self, cfg: RunConfig, epoch: int) -> Path:
-        for d in self._snapshot_dirs(cfg):
-            if (d / "snapshots" / _snapshot_file(epoch)).exists():
-                return d / "snapshots" / _snapshot_file(epoch)
-        return self.path(cfg) / "snapshots" / _snapshot_file(epoch)
+        found = [d / "snapshots" / f"epoch-{epoch}.safetensors" for d in self._snapshot_dirs(cfg)]
+        return next((f for f in found if f.exists()), found[0])  # the store's, else published
 
     def snapshot_epochs(self, cfg: RunConfig) -> list[int]:
         """The epochs whose weights are kept for this run, in the store or published."""

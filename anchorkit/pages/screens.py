@@ -26,6 +26,7 @@ from anchorkit.regimes import Regime
 from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                          median_interval)
 from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM
+from anchorkit.studies.rotated_basis import confirmation
 
 WORDS = 120
 CLAIM_ID = re.compile(r"\b(?:P[0-4]|E[1-3][a-h]′?|L1|S1)(?![\w])")
@@ -58,6 +59,7 @@ class Answer:
     plain: tuple[float, float, float]  # their plain-Adam twins'
     kept: int  # rotated falloff runs that keep the anchor (net removal at least one half)
     control_drop: float  # the rotated controls' median drop under the same edit
+    higher: int = 0  # seeds on which rotated removes more than its plain twin
 
 
 def question_answer(results: pd.DataFrame) -> Answer | None:
@@ -72,7 +74,8 @@ def question_answer(results: pd.DataFrame) -> Answer | None:
     return Answer(raw.answer, (raw["median difference"], raw["interval low"],
                                raw["interval high"]), raw.margin,
                   median_interval(rot.raw_removal), median_interval(plain.raw_removal),
-                  int(rot.kept.sum()), float(rot.control_drop.median()))
+                  int(rot.kept.sum()), float(rot.control_drop.median()),
+                  int(raw["rotated larger on"]))
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ class RegimeFacts:
     alignment: float  # the rotated runs' median alignment at slices 3–4
     tally: dict
     answer: Answer | None = None  # the question's own test (read only where it can be asked)
+    confirmation: str | None = None  # the confirmation's outcome, where it asks this regime's
 
     @property
     def answerable(self) -> bool:
@@ -106,7 +110,7 @@ def regime_facts(regime: Regime, claims: pd.DataFrame, tables: dict) -> RegimeFa
                        float(plain.control_top_share_axes.median()), int(met.sum()), len(met),
                        float(rot.raw_removal.median()),
                        float(a.groupby("seed").alignment.mean().median()), tally(claims),
-                       question_answer(results))
+                       question_answer(results), confirmation.status(regime))
 
 
 ANSWER_WORDS = {question.ALIKE: "the anchor does not need the privileged axis",
@@ -121,18 +125,55 @@ def _interval(m: tuple[float, float, float], lead: str = "95% interval ") -> str
     return f"{lead}{number(m[1])} to {number(m[2])}"
 
 
+def direction(a: Answer, seeds: int) -> str:
+    """Which arm removes more of difference, as the paired interval says it: a side only where the
+    interval excludes zero."""
+    m, low, high = a.difference
+    figures = f"({_interval(a.difference)}), on {a.higher} of {seeds} seeds"
+    if low > 0:
+        return f"rotated Adam removes more of difference than plain: {number(m)} more {figures}"
+    if high < 0:
+        return f"rotated Adam removes less of difference than plain: {number(-m)} less {figures}"
+    return (f"the paired difference in removal of difference has no clear sign: rotated minus "
+            f"plain {number(m)} {figures.replace(', on', ', rotated higher on')}")
+
+
+def one_sided(a: Answer) -> str:
+    """What the interval excludes where the pre-set rule cannot decide: a side beyond the margin
+    ("" where it excludes neither)."""
+    _, low, high = a.difference
+    if low > -a.margin:
+        return "the anchor does not need the privileged axis"
+    if high < a.margin:
+        return f"rotated Adam gains at most {a.margin:g}"
+    return ""
+
+
+def rule_sentence(a: Answer, seeds: int, confirmed: str | None) -> str:
+    """What the rule set before the runs gives; where it cannot decide, what a one-sided reading
+    gives, labelled as made after the fact, and the confirmation's status (``confirmed``: its
+    outcome, None where there is none)."""
+    if a.verdict != question.UNDECIDED:
+        return (f"The pre-set rule answers: {ANSWER_WORDS[a.verdict]} (the interval "
+                f"{WHERE[a.verdict]} the margin ±{a.margin:g}).")
+    said = f"The pre-set rule cannot decide at {seeds} seeds (the interval crosses ±{a.margin:g})"
+    side = one_sided(a)
+    if side:
+        said += f"; read one-sided, after the fact, {side}"
+    if confirmed == confirmation.PENDING:
+        return said + f", pending a confirmation on {len(confirmation.SEEDS)} fresh seeds."
+    if confirmed is not None:
+        return f"{said}. {confirmation.SAYS[confirmed]}"
+    return said + "."
+
+
 def answer_sentence(f: RegimeFacts) -> str:
-    """The question's answer in a regime that can ask it, with its figures: the answer, the
-    anchor kept under rotated Adam, raw removal rotated and plain with their intervals, the paired
-    difference against its margin, and the control's collateral damage."""
+    """The question's answer in a regime that can ask it, in two sentences a reader can repeat:
+    the direction of the paired difference with its interval and count, then what the rule set
+    before the runs gives, what a one-sided reading gives (post hoc) and the confirmation's
+    status. No "cannot be decided" is said alone where the interval excludes a side."""
     a = f.answer
-    said = ANSWER_WORDS[a.verdict].format(seeds=f.seeds)
-    return (f"In the {f.title}, it can be asked: {said}. The anchor is kept on {a.kept} of "
-            f"{f.seeds} rotated seeds; raw removal {number(a.rotated[0])} rotated "
-            f"({_interval(a.rotated)}), {number(a.plain[0])} plain "
-            f"({_interval(a.plain, '')}), difference {number(a.difference[0])} "
-            f"({_interval(a.difference, '')}, {WHERE[a.verdict]} the margin ±{a.margin:g}); the "
-            f"rotated control loses {number(a.control_drop)}.")
+    return f"In the {f.title}, {direction(a, f.seeds)}. {rule_sentence(a, f.seeds, f.confirmation)}"
 
 
 def missing(f: RegimeFacts, title: str) -> str:

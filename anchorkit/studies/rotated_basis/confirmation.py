@@ -35,9 +35,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from anchorkit import regimes
+from anchorkit.core.paths import REPORTS
 from anchorkit.measures.verdicts import CONFIDENCE, median_interval
+from anchorkit.provenance import has_tables, read_tables
 from anchorkit.question import MARGIN, NEEDS, answer, paired_differences
 
+REGIME = regimes.RECALIBRATED  # the regime whose question the confirmation asks again
+FOLDER = "confirmation"  # its committed tables: reports/<regime>/confirmation/
 SEEDS = tuple(range(720, 744))
 EXPLORATORY = tuple(range(704, 720))
 ALPHA = 0.05
@@ -171,6 +176,17 @@ def confirm(new: pd.DataFrame, exploratory: pd.DataFrame) -> tuple[str, pd.DataF
                          "four-way answer": x.four_way})
     verdict = PENDING if primary is None else outcome(primary)
     return verdict, pd.DataFrame(rows)
+
+
+def status(regime, reports=REPORTS) -> str | None:
+    """The confirmation's outcome for a regime's first screens: None for a regime it does not
+    ask again; its committed outcome (``reports/<regime>/confirmation/``), else ``PENDING``."""
+    if regime.name != REGIME.name:
+        return None
+    where = regime.reports(reports) / FOLDER
+    if not has_tables(where):
+        return PENDING
+    return str(read_tables(where)["outcome"].outcome.iloc[0])
 
 
 # ---------------------------------------------------------------------- the analyses
