@@ -62,3 +62,10 @@ def test_the_runs_are_the_arm_s_at_calibration_seeds_and_a_fallback_rate_is_new_
 
 def test_the_committed_rule_is_the_code_s():
     assert (ROOT / "calibration" / "basis-free" / "rule.md").read_text() == bf.rule_text()
+
+
+def test_the_committed_predictions_are_the_code_s_and_name_the_finite_d_kurtosis():
+    text = bf.predictions_text()
+    assert (ROOT / "calibration" / "basis-free" / "predictions.md").read_text() == text
+    assert "2.91" in text and "3(D−1)/(D+1)" in text and "±0.1" in text
+    assert bf.GAUSSIAN_KURTOSIS == pytest.approx(2.9077, abs=1e-4)
