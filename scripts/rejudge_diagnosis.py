@@ -1,6 +1,7 @@
 """Judge the diagnosis study's committed rank and probe measurements again by today's rules
 (``anchorkit.studies.diagnosis.running.rejudge_rank``): nothing is trained or measured; the derived tables
-(``ranks``, ``rank_verdicts``, ``probe_verdicts``) of every report regime are rewritten.
+(``ranks``, ``rank_verdicts``, ``probe_verdicts``) of every report regime are rewritten where
+today's rules judge otherwise than the committed tables say, and no file where they agree.
 
 usage: python -m scripts.rejudge_diagnosis
 """

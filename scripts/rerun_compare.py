@@ -1,7 +1,8 @@
 """Re-execute a study from scratch (fresh training in an empty run store, published weights
 ignored) for some seeds and compare its tables with the committed ones, seed by seed.
 
-Writes ``reports/rerun/<cpu>/comparison.csv`` (``<cpu>`` names this machine's CPU model, so that
+Writes, with ``--publish`` (else the same under the run store's scratch folder),
+``reports/rerun/<cpu>/comparison.csv`` (``<cpu>`` names this machine's CPU model, so that
 re-runs on several machines stand side by side; one row per seed and numeric column of
 ``results``: the published value, the re-run value, their difference and whether it is within the
 tolerance) and ``reports/rerun/<cpu>/provenance.json``, which records what the re-run ran on
@@ -12,7 +13,7 @@ bits across x86-64 machines; the re-runs say on which machines it did. The measu
 reductions whose rounding depends on the thread count, so two values agree when they differ by at
 most ``TOLERANCE`` (a few float32 units in the last place of numbers of order one).
 
-usage: python -m scripts.rerun_compare --study control --seeds 704 [--threads 2]
+usage: python -m scripts.rerun_compare --study control --seeds 704 [--threads 2] [--publish]
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import torch
 
 from anchorkit.core import kernels
 from anchorkit.core.config import ParameterError, check_int, check_seeds
-from anchorkit.provenance import read_tables, source_state, write_study
+from anchorkit.provenance import read_tables, scratch_root, source_state, write_study
 from anchorkit.core.store import RunStore
 from anchorkit.protocol import run_study
 from anchorkit.studies import STUDIES, study_runs
@@ -59,6 +60,8 @@ def main(argv=None):
     p.add_argument("--study", choices=tuple(STUDIES), default="control")
     p.add_argument("--seeds", type=int, nargs="+", default=[704])
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--publish", action="store_true", help="write the committed "
+                   "reports/rerun/<cpu>/ (else rerun/<cpu>/ in the run store's scratch folder)")
     args = p.parse_args(argv)
     try:
         check_seeds(args.seeds)
@@ -76,15 +79,15 @@ def main(argv=None):
         weights = {c.name: weights_equal(store.load_final(c), RunStore().load_final(c))
                    for c in runs}
     out = compare(published, tables["results"])
-    where = ROOT / "reports" / "rerun" / cpu_folder(kernels.cpu_model())
-    # this command's one purpose is the committed re-run record of this machine
+    where = (ROOT / "reports" if args.publish else scratch_root()) / "rerun" / cpu_folder(
+        kernels.cpu_model())
     write_study(where, {"comparison": out}, args.study, args.seeds, "paper", runs,
-                time.perf_counter() - t0, source, publish=True,
+                time.perf_counter() - t0, source, publish=args.publish,
                 extra={"tolerance": TOLERANCE, "executor": "in-process",
                        "step": runs[0].train.step, "weights_bitwise_equal": weights})
     bad = out[~out.within_tolerance]
     print(f"{len(out)} values compared, {len(bad)} outside {TOLERANCE}; weights bitwise equal to "
-          f"published: {sum(weights.values())} of {len(weights)} runs")
+          f"published: {sum(weights.values())} of {len(weights)} runs; written to {where}")
 
 
 def cpu_folder(cpu: str) -> str:

@@ -1,7 +1,8 @@
 """The second regime's viability check (anchorkit.studies.scout.viability): train what is missing at the
-calibration seeds, measure, decide, and write ``reports/<regime>/viability/``.
+calibration seeds, measure, decide, and write the tables: into the committed
+``reports/<regime>/viability/`` with ``--publish``, else into the run store's scratch folder.
 
-usage: python -m scripts.viability [--scheduler in-process|tcp://host:8786]
+usage: python -m scripts.viability [--publish] [--scheduler in-process|tcp://host:8786]
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from anchorkit.studies.scout import viability
 from anchorkit.core.config import ParameterError
 from anchorkit.executor import check_scheduler
+from anchorkit.provenance import scratch_root
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,14 +21,17 @@ ROOT = Path(__file__).resolve().parent.parent
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--scheduler")
+    p.add_argument("--publish", action="store_true",
+                   help="write the committed reports/<regime>/viability/ (else the scratch folder)")
     args = p.parse_args(argv)
     try:
         check_scheduler(args.scheduler)
     except ParameterError as e:
         p.error(str(e))
-    # this command's one purpose is the committed check at the calibration seeds
-    tables = viability.run_viability(ROOT / "reports", scheduler=args.scheduler, publish=True)
+    where = ROOT / "reports" if args.publish else scratch_root()
+    tables = viability.run_viability(where, scheduler=args.scheduler, publish=args.publish)
     print(viability.decision_text(tables))
+    print(f"tables written under {where}")
 
 
 if __name__ == "__main__":

@@ -134,3 +134,21 @@ def test_publish_runs_names_a_regime_s_own_runs_as_train_runs_does():
     assert [c.hash for c in planned(args)] == [c.hash for c in trained]
     with pytest.raises(ParameterError, match="not both"):
         planned(argparse.Namespace(**{**vars(args), "studies": ["control"]}))
+
+
+def test_the_viability_command_writes_the_committed_record_only_with_publish(monkeypatch, tmp_path):
+    """Issue 67: scripts.viability wrote reports/ on every call. Now the committed folder only
+    with --publish; by default the run store's scratch folder (nothing trained here: the check
+    itself is recorded)."""
+    import scripts.viability as command
+    from anchorkit.provenance import scratch_root
+    from anchorkit.studies.scout import viability
+
+    monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
+    calls = []
+    monkeypatch.setattr(viability, "run_viability",
+                        lambda where, scheduler=None, publish=False: calls.append((where, publish)))
+    monkeypatch.setattr(viability, "decision_text", lambda tables: "")
+    command.main([])
+    command.main(["--publish"])
+    assert calls == [(scratch_root(), False), (ROOT / "reports", True)]

@@ -34,3 +34,25 @@ def test_a_part_written_again_replaces_its_own_tables_and_keeps_the_others(tmp_p
     assert set(tables) == {"mirror", "overlap"}  # the part's old table is gone with it
     assert float(tables["overlap"].x.iloc[0]) == 2.0 and prov["parts"]["overlap"]["wall_seconds"] == 3.0
     assert prov["parts"]["mirror"]["tables"] == ["mirror"]
+
+
+def test_a_rejudge_that_changes_no_table_rewrites_no_file(tmp_path, monkeypatch):
+    """Issue 67: rejudge_diagnosis rewrote six committed provenance files (commit, date, the CPU
+    record) although every table was unchanged. A rejudge whose rules judge as the committed
+    tables say now writes nothing; one whose derived table differs writes."""
+    import shutil
+    from pathlib import Path
+
+    from anchorkit.regimes import WEAK
+    from anchorkit.studies.diagnosis.running import STUDY, rejudge_rank
+
+    root = Path(__file__).resolve().parent.parent / "reports"
+    shutil.copytree(WEAK.reports(root) / STUDY, tmp_path / STUDY)
+    shutil.copytree(WEAK.reports(root) / "rotated-basis", tmp_path / "rotated-basis")
+    before = {f.name: f.read_bytes() for f in (tmp_path / STUDY).iterdir()}
+    rejudge_rank(tmp_path, WEAK)
+    assert {f.name: f.read_bytes() for f in (tmp_path / STUDY).iterdir()} == before
+    from anchorkit.studies.diagnosis import running
+    monkeypatch.setattr(running, "_same", lambda a, b: False)  # as if a rule had changed
+    rejudge_rank(tmp_path, WEAK)
+    assert {f.name: f.read_bytes() for f in (tmp_path / STUDY).iterdir()} != before
