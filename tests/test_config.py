@@ -79,7 +79,7 @@ def test_fields_at_their_hash_neutral_value_keep_every_published_name():
     assert RunConfig.from_dict(stored) == a
     parts = {"train": TrainConfig, "model": ModelConfig}
     changed = {"step": "compiled", "learned_positions": False, "residual_biases": False,
-               "lr_decay": 0.25}
+               "lr_decay": 0.25, "flush_denormals": True}
     hashes = {a.hash}
     for part, name in HASH_NEUTRAL:
         assert getattr(getattr(a, part), name) == HASH_NEUTRAL[part, name]

@@ -139,3 +139,53 @@ def test_the_committed_rule_is_the_code_s():
     assert committed.read_text() == text
     assert "the 7th to the 18th difference" in text and "97.5%" in text
     assert not set(c.SEEDS) & set(regimes.RECALIBRATED_SEEDS)  # fresh seeds, never trained
+
+
+@pytest.mark.slow
+def test_a_run_read_on_its_own_gives_the_anchored_columns_of_its_pair(tmp_path, monkeypatch):
+    """The set has no controls: raw removal and removal net of the reference baseline are read
+    with the run as its own pair. They equal the anchored columns of the run's real pair (the
+    measure keeps its meaning), at its end and at a snapshot, and the loss is that epoch's."""
+    import anchorkit.core.train as training
+    from anchorkit.core.store import RunStore
+    from anchorkit.pairs import Pair, measured
+    from anchorkit.studies.rotated_basis import confirming
+    from tests.conftest import small
+
+    monkeypatch.setattr(training, "SNAPSHOT_EPOCHS", (2,))
+    store = RunStore(tmp_path / "store")
+    a, ctl = small(seed=4, recipe="falloff", epochs=4), small(seed=4, epochs=4)
+    training.train([a, ctl], store, progress=False)
+    real = measured(Pair(a, ctl), True, store)["results"].iloc[0]
+    alone = confirming.run_row(a, store)
+    for k in confirming.READ:
+        assert alone[k] == pytest.approx(float(real[k]), abs=1e-12), k
+    traj = store.load_trajectory(a)
+    assert alone["loss"] == float(traj[traj.epoch == 4].loss.iloc[0]) and alone["epoch"] == 4
+    early = confirming.run_row(a, store, 2)
+    state = store.load_snapshot(a, 2)
+    from anchorkit.pairs import measure_pair
+    by_hand = measure_pair(Pair(a, ctl), state, store.load_final(ctl))["results"].iloc[0]
+    assert early["epoch"] == 2
+    assert early["raw_removal"] == pytest.approx(float(by_hand["raw_removal"]), abs=1e-12)
+
+
+def test_the_confirmation_s_tables_from_constructed_readings():
+    from anchorkit.studies.rotated_basis import confirming
+
+    rng = np.random.default_rng(2)
+    rows = []
+    for s in c.SEEDS:
+        base, gain, loss = rng.normal(0.6, 0.05), rng.normal(0.2, 0.05), rng.normal(0.3, 0.01)
+        for epoch, shrink in ((c.EARLIER, 0.1), (c.EPOCHS, 0.0)):
+            rows.append({"seed": s, "optimizer": "adam", "epoch": epoch, "raw_removal": base,
+                         "removal_net_of_reference": base - 0.1, "loss": loss})
+            rows.append({"seed": s, "optimizer": "rotated", "epoch": epoch,
+                         "raw_removal": base + gain + shrink,
+                         "removal_net_of_reference": base + gain - 0.1, "loss": loss + 0.02})
+    t = confirming.tables(pd.DataFrame(rows), table(np.linspace(0.0, 0.3, 16), c.EXPLORATORY))
+    assert t["outcome"].outcome.iloc[0] == c.CONFIRMED and t["outcome"].seeds.iloc[0] == 24
+    length = t["analyses"].set_index("analysis").loc["training length"]
+    assert length["reading"] == c.SHRINKS and length["seeds"] == 24
+    assert len(c.runs()) == 48 and {r.recipe for r in c.runs()} == {"falloff-pull-0.3"}
+    assert all(r.train.flush_denormals for r in c.runs())

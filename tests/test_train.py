@@ -186,6 +186,22 @@ def test_snapshots_hold_the_weights_at_their_epochs(tmp_path, monkeypatch):
         fresh.load_snapshot(cfg, 2)
 
 
+def test_flushing_denormals_is_a_run_of_its_own_and_is_undone_after_training():
+    """TrainConfig.flush_denormals: off by default (every published run's hash unchanged), a
+    different run when on, and the process keeps denormals again once training is done."""
+    import dataclasses
+
+    cfg = small(seed=5, epochs=2)
+    flushed = cfg.replace(train=dataclasses.replace(cfg.train, flush_denormals=True))
+    assert flushed.hash != cfg.hash
+    fast = train([flushed], progress=False)[0]
+    assert all(torch.isfinite(v).all() for v in fast.final.values())
+    assert float(torch.tensor([1e-39]) * 1.0) != 0.0  # denormals kept again
+    from anchorkit.core.config import ParameterError
+    with pytest.raises(ParameterError, match="flush_denormals"):
+        dataclasses.replace(cfg.train, flush_denormals="yes")
+
+
 def test_a_regime_without_positions_or_residual_biases_trains_under_both_optimizers(store):
     from anchorkit import ModelConfig
 

@@ -31,7 +31,8 @@ STEPS = ("eager", "compiled")
 # value is left out of the hash, so adding it renames no stored or published run; at any other
 # value it is part of the hash like every other field.
 HASH_NEUTRAL = {("train", "step"): "eager", ("model", "learned_positions"): True,
-                ("model", "residual_biases"): True, ("train", "lr_decay"): 0.0}
+                ("model", "residual_biases"): True, ("train", "lr_decay"): 0.0,
+                ("train", "flush_denormals"): False}
 
 
 class ParameterError(ValueError):
@@ -237,8 +238,13 @@ class TrainConfig:
     # "compiled" (torch.compile of the forward and loss, attention as matmuls: faster, with
     # different rounding, hence a different run)
     step: str = "eager"
+    # whether training flushes denormal floats to zero (``torch.set_flush_denormal``): late in
+    # training sharp attention and GELU's tail make denormal intermediates that slow a CPU step
+    # several times (BENCHMARKS.md); flushing them changes the arithmetic, hence a different run
+    flush_denormals: bool = False
 
     def __post_init__(self):
+        check_bool("flush_denormals", self.flush_denormals)
         check_int("contexts_per_epoch", self.contexts_per_epoch, 1)
         check_int("batch_size", self.batch_size, 1)
         if self.contexts_per_epoch % self.batch_size:

@@ -293,11 +293,29 @@ def _finish(ens: _Ensemble, start: int, wall: float) -> list[TrainedRun]:
     return runs
 
 
+@contextlib.contextmanager
+def denormals(flush: bool):
+    """Run the block with denormal floats flushed to zero or kept (``TrainConfig.flush_denormals``),
+    the process's setting restored after (kept: the default)."""
+    torch.set_flush_denormal(flush)
+    try:
+        yield
+    finally:
+        torch.set_flush_denormal(False)
+
+
 def _train_ensemble(group, start: int, store, device, progress, on_epoch_end, snapshot_epochs
                     ) -> list[TrainedRun]:
     """Train an ensemble from epoch ``start`` to the end: the trajectory recorded every
     ``trajectory_every`` epochs, snapshots at ``snapshot_epochs``, a checkpoint every
-    ``checkpoint_every`` epochs or ``CHECKPOINT_SECONDS``."""
+    ``checkpoint_every`` epochs or ``CHECKPOINT_SECONDS``; denormals flushed or kept as the
+    training settings say, for every step and record alike."""
+    with denormals(group[0][0].train.flush_denormals):
+        return _run_ensemble(group, start, store, device, progress, on_epoch_end, snapshot_epochs)
+
+
+def _run_ensemble(group, start: int, store, device, progress, on_epoch_end, snapshot_epochs
+                  ) -> list[TrainedRun]:
     ens = _prepare(group, start, store, device, snapshot_epochs)
     cfg0 = ens.cfgs[0]
     tcfg = cfg0.train

@@ -1,0 +1,98 @@
+"""The confirmation of the report's answer (anchorkit.studies.rotated_basis.confirmation; its rule in
+``calibration/second-regime/confirmation.md``): train its set, publish it, measure and judge it.
+
+usage: python -m scripts.confirm train [--seeds 720 ... 743] [--scheduler ...]
+       (the set's runs, both arms, as ensembles; finished runs are skipped, unfinished ones resume)
+   or: python -m scripts.confirm publish [--seeds ...] [--finished-only]
+       (final weights and those of epochs 50 and 800 into published/, the index updated)
+   or: python -m scripts.confirm measure [--publish] [--scheduler ...]
+       (every run read at epoch 800 and at its end, judged by the rule: the tables go to the run
+       store's scratch folder, or with --publish to reports/<regime>/confirmation/)
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import pandas as pd
+
+from anchorkit.core.config import ParameterError, check_seeds
+from anchorkit.core.paths import PUBLISHED, REPORTS
+from anchorkit.core.store import RunStore, write_table
+from anchorkit.executor import check_scheduler, execute, training_graph
+from anchorkit.provenance import read_tables, scratch_root, source_state, write_study
+from anchorkit.studies.rotated_basis import confirmation as c
+
+PUBLISHED_EPOCHS = (50, c.EARLIER)  # the weights published beside the final ones
+
+
+def train(args) -> None:
+    cfgs = c.runs(args.seeds)
+    for cfg in cfgs:
+        print(cfg.name, cfg.hash, flush=True)
+    execute(training_graph(cfgs, RunStore()), args.scheduler, desc="confirmation")
+
+
+def publish(args) -> None:
+    store = RunStore()
+    cfgs = c.runs(args.seeds)
+    missing = [x.name for x in cfgs if not store.has_final(x)]
+    if missing and not args.finished_only:
+        raise SystemExit(f"not finished in {store.root}: {', '.join(missing)}")
+    done = [x for x in cfgs if store.has_final(x)]
+    for x in done:
+        store.publish(x, snapshots=PUBLISHED_EPOCHS)
+    new = pd.DataFrame([{"run": x.name, "hash": x.hash, "seed": x.seed, "recipe": x.recipe,
+                         "optimizer": x.optimizer, "epochs": x.epochs,
+                         "regime": c.REGIME.name, "set": c.FOLDER} for x in done])
+    f = PUBLISHED / "index.parquet"
+    index = (pd.concat([pd.read_parquet(f), new], ignore_index=True)
+             .drop_duplicates("hash", keep="last").sort_values(["regime", "run"], kind="stable"))
+    write_table(f, index, csv=True, verified=False)
+    print(f"published {len(done)} runs with their weights at epochs "
+          f"{', '.join(map(str, PUBLISHED_EPOCHS))}"
+          + (f"; not finished, left out: {', '.join(missing)}" if missing else ""))
+
+
+def measure(args) -> None:
+    from anchorkit.studies.rotated_basis import confirming
+
+    t0, source = time.perf_counter(), source_state()
+    exploratory = read_tables(c.REGIME.reports(REPORTS) / "rotated-basis")["results"]
+    read = confirming.readings(RunStore(), args.seeds, args.scheduler)
+    tables = confirming.tables(read, exploratory)
+    root = REPORTS if args.publish else scratch_root()
+    where = c.REGIME.reports(root) / c.FOLDER
+    write_study(where, tables, c.FOLDER, args.seeds, "paper", c.runs(args.seeds),
+                time.perf_counter() - t0, source, c.REGIME.name, publish=args.publish)
+    print(tables["outcome"].says.iloc[0])
+    print(f"tables written to {where}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("verb", choices=("train", "publish", "measure"))
+    p.add_argument("--seeds", type=int, nargs="+", default=list(c.SEEDS))
+    p.add_argument("--scheduler")
+    p.add_argument("--finished-only", action="store_true", help="publish: the finished runs only")
+    p.add_argument("--publish", action="store_true", help="measure: write the committed tables")
+    args = p.parse_args(argv)
+    try:
+        check_seeds(args.seeds)
+        check_scheduler(args.scheduler)
+        unknown = [s for s in args.seeds if s not in c.SEEDS]
+        if unknown:
+            raise ParameterError("--seeds", unknown, f"the confirmation's seeds are "
+                                 f"{c.SEEDS[0]}–{c.SEEDS[-1]}")
+        if args.finished_only and args.verb != "publish":
+            raise ParameterError("--finished-only", True, "applies to publish only")
+        if args.publish and args.verb != "measure":
+            raise ParameterError("--publish", True, "applies to measure only")
+    except ParameterError as e:
+        p.error(str(e))
+    {"train": train, "publish": publish, "measure": measure}[args.verb](args)
+
+
+if __name__ == "__main__":
+    main()
