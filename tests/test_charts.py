@@ -120,3 +120,28 @@ def test_the_lead_picture_labels_claims_in_words_and_every_legend_is_legible():
     config = spec["config"]
     assert config["legend"]["labelFontSize"] >= 12 and config["legend"]["titleFontSize"] >= 12
     assert config["axis"]["titleFontSize"] >= 12
+
+
+def test_the_answer_picture_shows_each_seed_the_interval_the_margin_and_greys_a_row_that_cannot_ask():
+    rng = np.random.default_rng(0)
+    diffs = pd.concat([pd.DataFrame({"row": name, "seed": range(704, 704 + n),
+                                     "difference": rng.normal(mid, 0.1, n)})
+                       for name, mid, n in (("recalibrated", 0.2, 16), ("weak basis", 0.0, 8))])
+    summary = pd.DataFrame([
+        {"row": "recalibrated", "median": 0.2, "low": 0.04, "high": 0.31, "asked": True,
+         "reason": ""},
+        {"row": "weak basis", "median": 0.0, "low": -0.2, "high": 0.2, "asked": False,
+         "reason": "no privileged basis"}])
+    chart = charts.answer_picture(diffs, summary, 0.1)
+    spec = _spec(chart)
+    assert '"field": "seed"' in spec and '"field": "difference"' in spec
+    assert charts.answer_rows(summary) == ["recalibrated", "weak basis — no privileged basis"]
+    d = chart.to_dict()
+    band = [l for l in d["layer"] if l["mark"] == "rect" or l["mark"].get("type") == "rect"]
+    assert band  # the margin band
+    assert sum('"type": "text"' in json.dumps(l["mark"]) for l in d["layer"]) == 2
+    said = {row.get("t") for rows in d["datasets"].values() for row in rows}
+    assert {charts.LESS, charts.MORE} <= said  # the sides named in words
+    assert charts.GREY in spec  # the row that cannot ask
+    with pytest.raises(ValueError, match="reason"):
+        charts.answer_picture(diffs, summary.drop(columns="reason"), 0.1)

@@ -3,11 +3,13 @@ the studies write it, so that a reader can redraw any figure inline from ``repor
 
 Every chart is interactive: hovering a mark shows its run, seed and value.
 
-The package's modules: ``base`` (what the figures share), ``runs`` (the figures of runs),
+The package's modules: ``base`` (what the figures share), ``answer`` (the picture of the report's
+answer), ``runs`` (the figures of runs),
 ``grids`` (the grids at a glance) and ``context`` (a context's layout); every builder is read
 from here (``charts.verdict_grid``).
 """
 
+from anchorkit.pages.charts.answer import *  # noqa: F401,F403
 from anchorkit.pages.charts.base import *  # noqa: F401,F403
 from anchorkit.pages.charts.context import *  # noqa: F401,F403
 from anchorkit.pages.charts.grids import *  # noqa: F401,F403

@@ -1,0 +1,74 @@
+"""The picture of the report's answer (issue 70): an estimation plot of the paired difference.
+
+One row per set of seeds that asks the question (a regime's paper seeds, the confirmation's):
+each seed's rotated − plain raw removal as a dot, the median as a bar with its exact interval as
+a line, the ±margin band and the zero line, and the two sides named in words under the axis. A
+row that cannot ask the question is drawn grey, with the reason in a word beside its label.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from anchorkit.pages.charts.base import _require
+
+LESS = "← rotated removes less:\nthe anchor needs the axis"
+MORE = "rotated removes more →"
+ASKED, GREY = "#333333", "#b3b3b3"
+
+
+def answer_rows(summary: pd.DataFrame) -> list[str]:
+    """Each row's label as the chart draws it: its name, and where it cannot ask the question,
+    the reason after a dash."""
+    return [r["row"] if r["asked"] else f"{r['row']} — {r['reason']}"
+            for _, r in summary.iterrows()]
+
+
+def answer_picture(diffs: pd.DataFrame, summary: pd.DataFrame, margin: float,
+                   width: int = 300):
+    """The estimation plot. ``diffs``: row, seed, difference (one per seed); ``summary``: row,
+    median, low, high, asked (whether the row can ask the question), reason (a word where it
+    cannot), in the order drawn; ``margin``: the question's equivalence margin."""
+    _require(diffs, ["row", "seed", "difference"], "answer_picture")
+    _require(summary, ["row", "median", "low", "high", "asked", "reason"], "answer_picture")
+    labels = dict(zip(summary.row, answer_rows(summary)))
+    asked = dict(zip(summary.row, summary.asked))
+    order = [labels[r] for r in summary.row]
+    d = diffs.assign(label=diffs.row.map(labels), asked=diffs.row.map(asked))
+    s = summary.assign(label=summary.row.map(labels))
+    span = max(0.5, float(diffs.difference.abs().max()) * 1.1, margin * 2)
+    x_scale = alt.Scale(domain=[-span, span], nice=False)
+    y = alt.Y("label:N", sort=order, title=None,
+              axis=alt.Axis(labelLimit=width, labelFontSize=12, labelPadding=6))
+    shade = alt.condition("datum.asked", alt.value(ASKED), alt.value(GREY))
+    x_title = "rotated − plain raw removal of difference, per seed"
+    band = alt.Chart(pd.DataFrame({"a": [-margin], "b": [margin]})).mark_rect(
+        color="#e8e8e8").encode(x=alt.X("a:Q", scale=x_scale, title=x_title), x2="b:Q")
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#777").encode(x="x:Q")
+    dots = alt.Chart(d).mark_circle(size=40, opacity=0.6).encode(
+        x=alt.X("difference:Q", scale=x_scale), y=y, color=shade,
+        yOffset=alt.YOffset("jitter:Q", scale=alt.Scale(domain=[-1, 1])),
+        tooltip=["row:N", "seed:Q", alt.Tooltip("difference:Q", format=".3f")]
+    ).transform_calculate(jitter="(datum.seed % 7) / 3.5 - 1")
+    interval = alt.Chart(s).mark_rule(strokeWidth=3).encode(
+        x="low:Q", x2="high:Q", y=y, color=alt.condition("datum.asked", alt.value("#d95f02"),
+                                                       alt.value(GREY)),
+        tooltip=["row:N", alt.Tooltip("median:Q", format=".2f"),
+                 alt.Tooltip("low:Q", format=".2f", title="95% interval from"),
+                 alt.Tooltip("high:Q", format=".2f", title="to")])
+    median = alt.Chart(s).mark_tick(thickness=3, size=22).encode(
+        x="median:Q", y=y, color=alt.condition("datum.asked", alt.value("#d95f02"),
+                                               alt.value(GREY)))
+    return alt.layer(band, zero, dots, interval, median, _side(LESS, -span, "left"),
+                     _side(MORE, span, "right")).properties(
+        width=width, height=46 * len(summary), padding={"top": 34, "left": 5, "right": 5,
+                                                        "bottom": 5})
+
+
+def _side(text: str, x: float, align: str):
+    """A side of the axis named in words, at the top of the plot."""
+    return alt.Chart(pd.DataFrame({"x": [x], "t": [text]})).mark_text(
+        align=align, baseline="bottom", dy=-4 - 14 * text.count("\n"), fontSize=12,
+        lineBreak="\n").encode(
+        x="x:Q", y=alt.value(0), text="t:N")
