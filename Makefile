@@ -1,5 +1,5 @@
 # The two commands of the README: `make book` and `make test`. Each creates and fills .venv when
-# it is missing (or when pyproject.toml changed since it was filled).
+# it is missing (or when pyproject.toml or requirements.lock changed since it was filled).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,10 +7,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test test-all book clean
 
-$(STAMP): pyproject.toml
+# every package from requirements.lock, hashes checked (the versions a reader gets in a year are
+# today's), then the project itself without its dependencies; pip is the venv's own, not upgraded
+$(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,interop]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 # the fast suite: every module's unit and constructed-case tests and a quick-profile study end to

@@ -22,11 +22,47 @@ def _pin(req: str) -> tuple[str, str]:
     return m.group(1).lower(), m.group(2)
 
 
-def test_environment_yml_has_the_same_pins_as_pyproject():
+def locked() -> dict[str, str]:
+    """requirements.lock's pins, name → version."""
+    text = (ROOT / "requirements.lock").read_text()
+    return {m.group(1).lower().replace("_", "-"): m.group(2)
+            for m in re.finditer(r"^([A-Za-z0-9_.\-]+)==(\S+)", text, re.M)}
+
+
+def test_every_locked_package_carries_its_hashes_and_the_lock_satisfies_pyproject():
+    text = (ROOT / "requirements.lock").read_text()
+    blocks = re.split(r"\n(?=[A-Za-z0-9])", text)
+    assert all("--hash=sha256:" in b for b in blocks if re.match(r"[A-Za-z0-9_.\-]+==", b))
+    lock = locked()
+    for name, version in pins_from_pyproject().items():
+        got = lock.get(name.replace("_", "-"))
+        # torch's CPU build carries a local label (2.13.0+cpu) that the pin 2.13.0 admits
+        assert got is not None and got.split("+")[0] == version, (name, version, got)
+
+
+def test_the_environment_holds_exactly_the_lock():
+    """What `make` installed is the lock: every package at its locked version, none besides (pip
+    and the project itself aside)."""
+    from importlib import metadata
+
+    have = {d.metadata["Name"].lower().replace("_", "-"): d.version for d in metadata.distributions()}
+    have = {k: v for k, v in have.items() if k not in ("pip", "anchorkit")}
+    lock = locked()
+    if set(have) - set(lock) - {"setuptools", "wheel"}:  # a venv filled before the lock
+        import pytest
+        pytest.skip(f"this environment predates the lock: {sorted(set(have) - set(lock))[:5]}")
+    assert {k: v for k, v in have.items() if k in lock} == {k: v for k, v in lock.items()
+                                                            if k in have}
+    assert set(lock) - set(have) <= {"setuptools", "wheel"}
+
+
+def test_make_and_conda_install_the_lock_and_no_newer_pip():
+    make = (ROOT / "Makefile").read_text()
+    assert "--require-hashes -r requirements.lock" in make and "--no-deps -e ." in make
+    assert "--upgrade pip" not in make
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    conda_pins = dict(_pin(r) for r in pip if not r.startswith("-e"))
-    assert conda_pins == pins_from_pyproject()
+    assert "-r requirements.lock" in pip and "--require-hashes" in pip
     assert "python=3.11" in env["dependencies"]
 
 
