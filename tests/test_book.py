@@ -628,8 +628,8 @@ def test_each_first_screen_says_why_with_a_link_to_the_diagnosis(html, name):
 def test_no_first_screen_says_cannot_be_decided_alone_where_an_interval_excludes_a_side(html,
                                                                                         name):
     """Issue 66: where the pre-set rule cannot decide but the committed paired interval lies on
-    one side, the opening says the direction and the one-sided reading (labelled as made after the
-    fact) beside "cannot decide", so that it never reads as "no evidence either way"."""
+    one side, the opening says the direction and the one-sided reading (labelled post hoc) beside
+    "cannot decide", so that it never reads as "no evidence either way"."""
     from pathlib import Path
 
     from anchorkit.pages import screens
@@ -645,8 +645,8 @@ def test_no_first_screen_says_cannot_be_decided_alone_where_an_interval_excludes
         if a is None or f"In the {r.title}, " not in text or not screens.one_sided(a):
             continue
         if "cannot decide" in text or "cannot be decided" in text:
-            assert "read one-sided, after the fact" in text, (name, text)
-            assert screens.direction(a, 0).split(":")[0] in text, (name, text)
+            assert "read one-sided, post hoc" in text, (name, text)
+            assert screens.direction(a, 0).split(" (")[0] in text, (name, text)
 
 
 # what a size rule may not be made to say: existence is the ledger's P0, never P1 or P2

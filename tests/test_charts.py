@@ -114,12 +114,13 @@ def test_the_lead_picture_labels_claims_in_words_and_every_legend_is_legible():
     spec = charts.verdict_grid(table).to_dict()
     labels = [row["label"] for row in spec["datasets"][spec["data"]["name"]]]
     assert "P0  a privileged basis forms" in labels
-    assert spec["encoding"]["color"]["legend"]["columns"] == 1  # fits a phone's width
+    assert spec["layer"][0]["encoding"]["color"]["legend"]["columns"] == 1  # fits a phone's width
     with pytest.raises(ValueError, match="name"):
         charts.verdict_grid(table.drop(columns="name"))
     config = spec["config"]
     assert config["legend"]["labelFontSize"] >= 12 and config["legend"]["titleFontSize"] >= 12
-    assert config["axis"]["titleFontSize"] >= 12
+    assert config["axis"]["titleFontSize"] >= 12 and config["axis"]["labelFontSize"] >= 12
+    assert config["header"]["labelFontSize"] >= 12 and config["text"]["fontSize"] >= 12
 
 
 def test_the_answer_picture_shows_each_seed_the_interval_the_margin_and_greys_a_row_that_cannot_ask():
@@ -139,9 +140,27 @@ def test_the_answer_picture_shows_each_seed_the_interval_the_margin_and_greys_a_
     d = chart.to_dict()
     band = [l for l in d["layer"] if l["mark"] == "rect" or l["mark"].get("type") == "rect"]
     assert band  # the margin band
-    assert sum('"type": "text"' in json.dumps(l["mark"]) for l in d["layer"]) == 2
+    assert sum('"type": "text"' in json.dumps(l["mark"]) for l in d["layer"]) == 3  # names, sides
     said = {row.get("t") for rows in d["datasets"].values() for row in rows}
     assert {charts.LESS, charts.MORE} <= said  # the sides named in words
     assert charts.GREY in spec  # the row that cannot ask
     with pytest.raises(ValueError, match="reason"):
         charts.answer_picture(diffs, summary.drop(columns="reason"), 0.1)
+
+
+def test_the_verdict_grid_reads_without_colour_a_glyph_in_every_cell_and_in_the_legend():
+    from anchorkit import ledger
+    from anchorkit.measures.verdicts import VERDICTS
+
+    table = pd.DataFrame([{"id": i, "name": n, "claim": "c", "regime": "r", "verdict": VERDICTS[k % 4],
+                           "ours": "o"} for k, (i, n) in enumerate(ledger.NAMES.items())])
+    spec = charts.verdict_grid(table).to_dict()
+    glyphs = [l for l in spec["layer"] if json.dumps(l["mark"]).count("text")]
+    assert glyphs and glyphs[0]["encoding"]["text"]["field"] == "glyph"
+    rows = spec["datasets"][spec["data"]["name"]] if "data" in spec else next(
+        iter(spec["datasets"].values()))
+    assert {r["glyph"] for r in rows} == set(charts.VERDICT_GLYPHS.values())
+    assert len(set(charts.VERDICT_GLYPHS.values())) == len(VERDICTS)  # distinct glyphs
+    legend = json.dumps(spec, ensure_ascii=False)
+    assert all(g in legend for g in charts.VERDICT_GLYPHS.values())
+    assert "#1a9850" not in legend and "#d73027" not in legend  # no red/green pair

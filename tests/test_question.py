@@ -106,3 +106,22 @@ def test_the_report_reads_the_test_as_an_answer_only_where_the_question_can_be_a
     table = asked.question_tables({SECOND: tables})[0].data
     assert list(table.measure) == list(q.MEASURES.values()) and set(table.answer) <= set(q.ANSWERS)
     assert (table.seeds == 8).all()
+
+
+def test_the_picture_of_the_answer_draws_every_regime_and_greys_those_that_cannot_ask():
+    from anchorkit.ledger import ledger
+    from anchorkit.pages import asked, charts, screens
+    from anchorkit.provenance import read_tables
+    from anchorkit.regimes import REPORT
+
+    root = ROOT / "reports"
+    shown = {r: read_tables(r.reports(root) / "rotated-basis") for r in REPORT}
+    claims = {r: ledger(r.reports(root), r.title) for r in REPORT}
+    diffs, summary = asked.answer_data(shown, claims)
+    facts = [screens.regime_facts(r, claims[r], t) for r, t in shown.items()]
+    assert list(summary.asked) == [f.answerable for f in facts]
+    assert all((s.reason == "") == s.asked for s in summary.itertuples())
+    for r, t in shown.items():  # every seed of every regime, once
+        n = len(q.paired_differences(t["results"]))
+        assert (diffs.row == f"{r.title} ({n} seeds)").sum() == n
+    charts.answer_picture(diffs, summary, q.MARGIN).to_dict()  # a valid chart

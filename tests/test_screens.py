@@ -170,18 +170,18 @@ def test_each_question_answers_in_one_list_a_line_per_regime_of_the_report():
      "The pre-set rule answers: the anchor removes more without the privileged axis"),
     ("cannot be decided at this number of seeds", (0.2, 0.04, 0.31),
      "The pre-set rule cannot decide at 16 seeds (the interval crosses ±0.1); read one-sided, "
-     "after the fact, the anchor does not need the privileged axis, pending a confirmation on 24 "
-     "fresh seeds."),
+     "post hoc, the anchor does not need the privileged axis, pending confirmation on 24 fresh "
+     "seeds."),
     ("cannot be decided at this number of seeds", (-0.2, -0.31, -0.04),
      "The pre-set rule cannot decide at 16 seeds (the interval crosses ±0.1); read one-sided, "
-     "after the fact, rotated Adam gains at most 0.1, pending"),
+     "post hoc, rotated Adam gains at most 0.1, pending"),
     ("cannot be decided at this number of seeds", (0.0, -0.3, 0.3),
      "The pre-set rule cannot decide at 16 seeds (the interval crosses ±0.1), pending")])
 def test_where_a_regime_can_ask_the_question_every_first_screen_leads_with_its_answer(
         committed, verdict, diff, says):
     """The answer in two sentences: the direction of the paired difference (a side only where
     the interval excludes zero), then what the pre-set rule gives and, where it cannot decide,
-    the one-sided reading (labelled as made after the fact) and the confirmation's status."""
+    the one-sided reading (labelled post hoc) and the confirmation's status."""
     import dataclasses
 
     from anchorkit import question
@@ -195,8 +195,9 @@ def test_where_a_regime_can_ask_the_question_every_first_screen_leads_with_its_a
     why = "Why: with e₁ projected out, a probe still reads difference beyond the input on 31 of " \
           "32 falloff runs; the erasure family tried, 7 more directions, rescues 0 of the 14 " \
           "second regime runs e₁ leaves short (the diagnosis)."
-    side = ("rotated Adam removes more of difference than plain" if diff[1] > 0 else
-            "rotated Adam removes less of difference than plain" if diff[2] < 0 else
+    side = (f"rotated Adam removes {abs(diff[0]):.2f} more of difference than plain" if diff[1] > 0
+            else f"rotated Adam removes {abs(diff[0]):.2f} less of difference than plain"
+            if diff[2] < 0 else
             "the paired difference in removal of difference has no clear sign")
     for fn in (screens.report_first_screen, screens.intro_first_screen,
                screens.ledger_first_screen):

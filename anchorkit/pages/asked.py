@@ -38,3 +38,24 @@ def question_tables(shown: dict[Regime, dict]) -> list:
                              f"would decide it. Read as the answer only where the regime can ask "
                              f"the question (the list above)."))
     return out
+
+
+REASONS = {screens.ABSENT: "no privileged basis", screens.UNDECIDED_PREMISE: "basis undecided"}
+
+
+def answer_data(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame]
+                ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The picture of the answer's two tables (``charts.answer_picture``): per regime shown, each
+    seed's rotated − plain raw removal, and the median with its exact interval, whether the
+    regime can ask the question and, where it cannot, why in a few words."""
+    diffs, summary = [], []
+    for r, t in shown.items():
+        f = screens.regime_facts(r, claims[r], t)
+        d = question.paired_differences(t["results"])
+        q = question.question_rows(t["results"]).iloc[0]
+        row = f"{r.title} ({len(d)} seeds)"
+        diffs.append(pd.DataFrame({"row": row, "seed": d.index, "difference": d.values}))
+        summary.append({"row": row, "median": q["median difference"], "low": q["interval low"],
+                        "high": q["interval high"], "asked": f.answerable,
+                        "reason": "" if f.answerable else REASONS.get(f.premise, "recipe fails")})
+    return pd.concat(diffs, ignore_index=True), pd.DataFrame(summary)

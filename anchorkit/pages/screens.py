@@ -131,9 +131,9 @@ def direction(a: Answer, seeds: int) -> str:
     m, low, high = a.difference
     figures = f"({_interval(a.difference)}), on {a.higher} of {seeds} seeds"
     if low > 0:
-        return f"rotated Adam removes more of difference than plain: {number(m)} more {figures}"
+        return f"rotated Adam removes {number(m)} more of difference than plain {figures}"
     if high < 0:
-        return f"rotated Adam removes less of difference than plain: {number(-m)} less {figures}"
+        return f"rotated Adam removes {number(-m)} less of difference than plain {figures}"
     return (f"the paired difference in removal of difference has no clear sign: rotated minus "
             f"plain {number(m)} {figures.replace(', on', ', rotated higher on')}")
 
@@ -151,7 +151,7 @@ def one_sided(a: Answer) -> str:
 
 def rule_sentence(a: Answer, seeds: int, confirmed: str | None) -> str:
     """What the rule set before the runs gives; where it cannot decide, what a one-sided reading
-    gives, labelled as made after the fact, and the confirmation's status (``confirmed``: its
+    gives, labelled post hoc, and the confirmation's status (``confirmed``: its
     outcome, None where there is none)."""
     if a.verdict != question.UNDECIDED:
         return (f"The pre-set rule answers: {ANSWER_WORDS[a.verdict]} (the interval "
@@ -159,9 +159,9 @@ def rule_sentence(a: Answer, seeds: int, confirmed: str | None) -> str:
     said = f"The pre-set rule cannot decide at {seeds} seeds (the interval crosses ±{a.margin:g})"
     side = one_sided(a)
     if side:
-        said += f"; read one-sided, after the fact, {side}"
+        said += f"; read one-sided, post hoc, {side}"
     if confirmed == confirmation.PENDING:
-        return said + f", pending a confirmation on {len(confirmation.SEEDS)} fresh seeds."
+        return said + f", pending confirmation on {len(confirmation.SEEDS)} fresh seeds."
     if confirmed is not None:
         return f"{said}. {confirmation.SAYS[confirmed]}"
     return said + "."

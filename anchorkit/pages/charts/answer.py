@@ -16,6 +16,7 @@ from anchorkit.pages.charts.base import _require
 LESS = "← rotated removes less:\nthe anchor needs the axis"
 MORE = "rotated removes more →"
 ASKED, GREY = "#333333", "#b3b3b3"
+ROW = 64  # px: a row's height, its name at the top, its seeds beneath
 
 
 def answer_rows(summary: pd.DataFrame) -> list[str]:
@@ -26,10 +27,11 @@ def answer_rows(summary: pd.DataFrame) -> list[str]:
 
 
 def answer_picture(diffs: pd.DataFrame, summary: pd.DataFrame, margin: float,
-                   width: int = 300):
+                   width: int = 260):
     """The estimation plot. ``diffs``: row, seed, difference (one per seed); ``summary``: row,
     median, low, high, asked (whether the row can ask the question), reason (a word where it
-    cannot), in the order drawn; ``margin``: the question's equivalence margin."""
+    cannot), in the order drawn; ``margin``: the question's equivalence margin. At the default
+    ``width`` the whole chart, with vega-embed's menu, fits a 390 px phone."""
     _require(diffs, ["row", "seed", "difference"], "answer_picture")
     _require(summary, ["row", "median", "low", "high", "asked", "reason"], "answer_picture")
     labels = dict(zip(summary.row, answer_rows(summary)))
@@ -39,8 +41,8 @@ def answer_picture(diffs: pd.DataFrame, summary: pd.DataFrame, margin: float,
     s = summary.assign(label=summary.row.map(labels))
     span = max(0.5, float(diffs.difference.abs().max()) * 1.1, margin * 2)
     x_scale = alt.Scale(domain=[-span, span], nice=False)
-    y = alt.Y("label:N", sort=order, title=None,
-              axis=alt.Axis(labelLimit=width, labelFontSize=12, labelPadding=6))
+    # rows named above their dots, not beside them, so that the chart is no wider than its plot
+    y = alt.Y("label:N", sort=order, title=None, axis=None)
     shade = alt.condition("datum.asked", alt.value(ASKED), alt.value(GREY))
     x_title = "rotated − plain raw removal of difference, per seed"
     band = alt.Chart(pd.DataFrame({"a": [-margin], "b": [margin]})).mark_rect(
@@ -48,7 +50,7 @@ def answer_picture(diffs: pd.DataFrame, summary: pd.DataFrame, margin: float,
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#777").encode(x="x:Q")
     dots = alt.Chart(d).mark_circle(size=40, opacity=0.6).encode(
         x=alt.X("difference:Q", scale=x_scale), y=y, color=shade,
-        yOffset=alt.YOffset("jitter:Q", scale=alt.Scale(domain=[-1, 1])),
+        yOffset=alt.YOffset("jitter:Q", scale=alt.Scale(domain=[-1, 1], range=[ROW - 40, ROW - 8])),
         tooltip=["row:N", "seed:Q", alt.Tooltip("difference:Q", format=".3f")]
     ).transform_calculate(jitter="(datum.seed % 7) / 3.5 - 1")
     interval = alt.Chart(s).mark_rule(strokeWidth=3).encode(
@@ -60,10 +62,13 @@ def answer_picture(diffs: pd.DataFrame, summary: pd.DataFrame, margin: float,
     median = alt.Chart(s).mark_tick(thickness=3, size=22).encode(
         x="median:Q", y=y, color=alt.condition("datum.asked", alt.value("#d95f02"),
                                                alt.value(GREY)))
-    return alt.layer(band, zero, dots, interval, median, _side(LESS, -span, "left"),
+    names = alt.Chart(s).mark_text(align="left", baseline="top", fontSize=12, limit=width - 4).encode(
+        x=alt.value(2), y=y, yOffset=alt.value(0), text="label:N",
+        color=alt.condition("datum.asked", alt.value(ASKED), alt.value("#777777")))
+    return alt.layer(band, zero, dots, interval, median, names, _side(LESS, -span, "left"),
                      _side(MORE, span, "right")).properties(
-        width=width, height=46 * len(summary), padding={"top": 34, "left": 5, "right": 5,
-                                                        "bottom": 5})
+        width=width, height=ROW * len(summary), padding={"top": 34, "left": 5, "right": 5,
+                                                         "bottom": 5})
 
 
 def _side(text: str, x: float, align: str):

@@ -45,47 +45,63 @@ def level_grid(levels: pd.DataFrame, regimes: pd.DataFrame, adopted: str | None 
     ).properties(width=240, height=28 * df.regime.nunique())  # room for a two-line label
 
 
-VERDICT_COLOURS = dict(zip(VERDICTS, ("#1a9850", "#d73027", "#fdae61", "#bdbdbd")))
+# colour-blind-safe (Okabe–Ito: blue, vermillion, yellow, grey) and each with a glyph drawn in its
+# cell, so that a verdict reads without colour (under deuteranopia too) and without hover
+VERDICT_COLOURS = dict(zip(VERDICTS, ("#0072b2", "#d55e00", "#f0e442", "#bbbbbb")))
+VERDICT_GLYPHS = dict(zip(VERDICTS, ("✓", "✗", "?", "–")))
+GLYPH_INK = dict(zip(VERDICTS, ("white", "white", "black", "black")))
 
 
-def two_lines(labels, longest: int = 24) -> str:
-    """A legend's ``labelExpr`` that writes each label longer than ``longest`` characters on two
-    lines, broken at the space nearest its middle (a phone's width holds the legend)."""
+def two_lines(labels, longest: int = 24, shown: dict | None = None) -> str:
+    """A legend's ``labelExpr`` that writes each label (as ``shown`` gives it, else itself) on two
+    lines where longer than ``longest`` characters, broken at the space nearest its middle (a
+    phone's width holds the legend)."""
     expr = "datum.label"
     for label in labels:
-        if len(label) > longest:
-            spaces = [i for i, ch in enumerate(label) if ch == " "]
-            cut = min(spaces, key=lambda i: abs(i - len(label) / 2))
-            expr = f"datum.label == {label!r} ? [{label[:cut]!r}, {label[cut + 1:]!r}] : {expr}"
+        text = (shown or {}).get(label, label)
+        if len(text) > longest:
+            spaces = [i for i, ch in enumerate(text) if ch == " "]
+            cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+            expr = f"datum.label == {label!r} ? [{text[:cut]!r}, {text[cut + 1:]!r}] : {expr}"
+        elif text != label:
+            expr = f"datum.label == {label!r} ? {text!r} : {expr}"
     return expr
 
 
 def verdict_grid(ledger: pd.DataFrame):
     """The reproduction ledger at a glance: one cell per claim (rows, in the ledger's order, each
     labelled by its id and its short name in words) and regime (columns), coloured by its
-    verdict, the legend below in one column; the claim, our figure and the rule on hover. Narrow
-    enough for a phone (about 330 px wide with three regimes, in Chromium; each more adds 40;
-    the regimes at a steep angle, so that a long title does not widen it)."""
+    verdict and marked with its glyph (``VERDICT_GLYPHS``: it reads without colour), the legend
+    below in one column; the claim, our figure and the rule on hover. Narrow enough for a phone
+    (under 390 px with its menu and three regimes, in Chromium; each more adds 32; the regimes
+    at a steep angle, so that a long title does not widen it)."""
     _require(ledger, ["id", "name", "claim", "regime", "verdict", "ours"], "verdict_grid")
     order = list(VERDICT_COLOURS)
-    df = ledger.assign(label=ledger.id + "  " + ledger.name)
-    return alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
-        x=alt.X("regime:N", title="regime", sort=list(dict.fromkeys(df.regime)),
-                axis=alt.Axis(labelAngle=-65, orient="top", labelAlign="left", labelLimit=130)),
-        y=alt.Y("label:N", title="claim of the source report", sort=list(dict.fromkeys(df.label)),
-                axis=alt.Axis(labelLimit=200)),
+    df = ledger.assign(label=ledger.id + "  " + ledger.name, glyph=ledger.verdict.map(VERDICT_GLYPHS),
+                       ink=ledger.verdict.map(GLYPH_INK))
+    x = alt.X("regime:N", title="regime", sort=list(dict.fromkeys(df.regime)),
+              axis=alt.Axis(labelAngle=-65, orient="top", labelAlign="left", labelLimit=180))
+    # no axis title (the caption names the rows), so that the 12 px labels keep it phone-wide
+    y = alt.Y("label:N", title=None, sort=list(dict.fromkeys(df.label)),
+              axis=alt.Axis(labelLimit=190))
+    tooltip = ["id:N", "name:N", "claim:N", "regime:N", "verdict:N",
+               alt.Tooltip("ours:N", title="ours")]
+    cells = alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
+        x=x, y=y, tooltip=tooltip,
         color=alt.Color("verdict:N", sort=order, title=None,
                         scale=alt.Scale(domain=order, range=list(VERDICT_COLOURS.values())),
                         legend=alt.Legend(orient="bottom", columns=1, labelLimit=0,
-                                          labelExpr=two_lines(order))),
-        tooltip=["id:N", "name:N", "claim:N", "regime:N", "verdict:N",
-                 alt.Tooltip("ours:N", title="ours")],
-    ).properties(width=40 * df.regime.nunique(), height=18 * df.id.nunique())
+                                          labelExpr=two_lines(order, shown={
+                                              v: f"{VERDICT_GLYPHS[v]} {v}" for v in order}))))
+    glyphs = alt.Chart(df).mark_text(fontSize=12).encode(
+        x=x, y=y, text="glyph:N", color=alt.Color("ink:N", scale=None), tooltip=tooltip)
+    return alt.layer(cells, glyphs).properties(width=32 * df.regime.nunique(),
+                                               height=18 * df.id.nunique())
 
 
-ESSAY_COLOURS = {essay.SUPPORTED: "#1a9850", essay.DIFFERS: "#1a9850",
-                 essay.NOT_SUPPORTED: "#d73027", essay.NO_DIFFERENCE: "#f4a582",
-                 essay.UNDECIDABLE: "#fdae61", essay.NOT_TESTABLE: "#bdbdbd"}
+ESSAY_COLOURS = {essay.SUPPORTED: "#0072b2", essay.DIFFERS: "#0072b2",
+                 essay.NOT_SUPPORTED: "#d55e00", essay.NO_DIFFERENCE: "#e69f00",
+                 essay.UNDECIDABLE: "#f0e442", essay.NOT_TESTABLE: "#bbbbbb"}
 
 
 def prediction_verdicts(tests: dict[str, dict], names: dict[str, str]):
