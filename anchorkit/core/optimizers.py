@@ -52,7 +52,8 @@ class Optimizer:
     @property
     def reference_kind(self) -> str:
         """The swept directions a run's reference baseline is taken over: its own basis's (off
-        the spike), or, with no basis of its own, the random directions (SPEC §8)."""
+        the spike), or, with no basis of its own, the random directions (the Methods page,
+        *Measurements*)."""
         return RANDOM_KIND if self.basis is None else KIND[self.basis]
 
 
