@@ -90,3 +90,25 @@ def test_a_removal_above_one_beyond_sampling_error_is_flagged_as_over_removal(st
 
 def test_every_study_at_the_papers_seeds_is_measured_with_the_bounded_removal():
     assert set(AT_PAPER_SEEDS) <= set(BOUNDED)
+
+
+def test_the_confirmation_s_published_runs_carry_their_early_weights_verified():
+    """Each published run of the confirmation's set (issue 66) carries its weights at epochs 50
+    and 800 beside its final ones, found and verified by a store that holds nothing itself (a
+    fresh clone), under the configuration the rule names (denormals flushed in training)."""
+    from anchorkit.studies.rotated_basis import confirmation
+
+    index = pd.read_parquet(PUBLISHED / "index.parquet")
+    if "set" not in index:
+        pytest.skip("no run of the confirmation is published yet")
+    mine = set(index[index["set"] == "confirmation"].hash)
+    runs = [c for c in confirmation.runs() if c.hash in mine]
+    assert len(runs) == len(mine) and runs  # every published one is a run of the rule's set
+    store = RunStore(Path("/nonexistent"))
+    for cfg in runs:
+        assert store.has_final(cfg) and cfg.train.flush_denormals
+        assert store.snapshot_epochs(cfg) == [50, 800]
+        weights = store.load_snapshot(cfg, 50)
+        assert set(weights) == set(store.load_final(cfg))
+    assert {c.seed for c in runs if c.optimizer == "adam"} == {c.seed for c in runs
+                                                               if c.optimizer == "rotated"}
