@@ -78,6 +78,17 @@ def test_scheduler_values():
         check_scheduler("in_process")
 
 
+def test_a_cuda_device_on_a_torch_without_cuda_is_named_before_any_work(monkeypatch):
+    import torch
+
+    from anchorkit.request import request
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ParameterError, match="'device' = 'cuda:1': this torch .* sees no CUDA"):
+        request([1], device="cuda:1")
+    assert request([1], device="cpu").device == "cpu"
+
+
 def test_a_device_typo_is_named_before_torch_sees_it():
     from anchorkit.request import request
 

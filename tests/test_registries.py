@@ -247,11 +247,15 @@ def test_a_parameters_cell_is_read_by_name_and_checked_once():
         study_page("control", request([3], regimes=[SECOND.name]))
 
 
-def test_a_page_refuses_a_parameter_it_does_not_use():
+def test_a_page_refuses_a_parameter_it_does_not_use(monkeypatch):
     """The essay and the scout read the same parameters cell names as the study pages; one they
     do not use, set away from its default, is named instead of ignored (before any work)."""
+    import torch
+
     from anchorkit.pages.page import essay_page, scout_page
     from anchorkit.request import request
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # as on a GPU machine
 
     for req, name in ((request([704], doses=[0.5, 1]), "doses"),
                       (request([704], regimes=[SECOND.name]), "regimes")):

@@ -122,9 +122,18 @@ def check_seeds(seeds) -> list[int]:
 
 
 def check_device(device) -> str:
-    """``cpu``, ``cuda``, ``cuda:<n>`` or ``mps`` (a typo is named here, not deep in torch)."""
+    """``cpu``, ``cuda``, ``cuda:<n>`` or ``mps`` (a typo is named here, not deep in torch), and
+    one this torch can reach (a CUDA device on a CPU build is named here, before any work)."""
     if not isinstance(device, str) or not re.fullmatch(r"cpu|mps|cuda(:\d+)?", device):
         raise ParameterError("device", device, "expected 'cpu', 'cuda', 'cuda:<n>' or 'mps'")
+    if device != "cpu":
+        import torch  # only where a device other than the CPU is asked for
+
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise ParameterError("device", device, f"this torch ({torch.__version__}) sees no "
+                                 "CUDA device; use 'cpu', or a CUDA build on a GPU machine")
+        if device == "mps" and not torch.backends.mps.is_available():
+            raise ParameterError("device", device, "this torch sees no MPS device; use 'cpu'")
     return device
 
 
