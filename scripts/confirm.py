@@ -13,6 +13,7 @@ usage: python -m scripts.confirm train [--seeds 720 ... 743] [--scheduler ...]
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 import pandas as pd
@@ -95,4 +96,9 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback
+        print("\ninterrupted: every finished run is in the store and an unfinished one at its "
+              "last checkpoint; the same command resumes", file=sys.stderr)
+        raise SystemExit(130)

@@ -184,4 +184,9 @@ def execute(rerun: Rerun, plan) -> Path:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback
+        print("\ninterrupted: every finished run is in the store and an unfinished one at its "
+              "last checkpoint; the same command resumes", file=sys.stderr)
+        raise SystemExit(130)

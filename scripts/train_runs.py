@@ -21,6 +21,7 @@ usage: python -m scripts.train_runs --seeds 1 2 --recipes control falloff --opti
 from __future__ import annotations
 
 import argparse
+import sys
 import dataclasses
 
 from anchorkit import ModelConfig, RunConfig, TaskConfig, TrainConfig
@@ -152,4 +153,9 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback
+        print("\ninterrupted: every finished run is in the store and an unfinished one at its "
+              "last checkpoint; the same command resumes", file=sys.stderr)
+        raise SystemExit(130)

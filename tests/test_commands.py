@@ -163,3 +163,23 @@ def test_the_viability_command_writes_the_committed_record_only_with_publish(mon
     command.main([])
     command.main(["--publish"])
     assert calls == [(scratch_root(), False), (ROOT / "reports", True)]
+
+
+@pytest.mark.slow
+def test_ctrl_c_under_train_runs_says_one_line_and_no_traceback(tmp_path):
+    """Issue 67 (Low): Ctrl-C printed a traceback. Now one line saying that the same command
+    resumes, and exit status 130."""
+    import signal
+    import time
+
+    env = {"PATH": "/usr/bin:/bin", "ANCHORKIT_STORE": str(tmp_path / "store")}
+    p = subprocess.Popen([sys.executable, "-m", "scripts.train_runs", "--seeds", "5", "--recipes",
+                          "control", "--epochs", "400", "--scheduler", "in-process"], cwd=ROOT,
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "store" / "runs").exists() and time.monotonic() < deadline:
+        time.sleep(0.5)  # training has begun
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err[-500:]
+    assert "interrupted: every finished run is in the store" in err and "Traceback" not in err
