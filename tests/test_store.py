@@ -94,3 +94,36 @@ def test_cached_answers_round_trip_and_a_broken_one_is_named(store):
     f.write_bytes(f.read_bytes()[:20])  # a truncated file
     with pytest.raises(StoreError, match="k.safetensors"):
         store.load_answers("k")
+
+
+def test_a_taken_lock_names_its_holder_and_a_writer_gives_up_after_its_wait(tmp_path):
+    """Issue 67: a stopped lock holder made the next writer wait forever, silently. Now the
+    waiter says which lock and whose (pid and host), waits, and gives up after its wait with the
+    holder named; a lock freed in time is taken."""
+    import os
+    import threading
+    import time
+
+    from anchorkit.core import lock
+
+    path = tmp_path / "run" / ".lock"
+    taken, release = threading.Event(), threading.Event()
+
+    def hold():
+        with lock.held(path):
+            taken.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    taken.wait(5)
+    said = []
+    with pytest.raises(lock.LockTimeout, match=f"held by pid {os.getpid()} on .* for more than"):
+        with lock.held(path, wait=0.6, say=said.append):
+            pass
+    assert said and f"waiting for {path}, held by pid {os.getpid()}" in said[0]
+    threading.Timer(0.5, release.set).start()
+    t0 = time.monotonic()
+    with lock.held(path, wait=10, say=said.append):
+        assert time.monotonic() - t0 >= 0.4  # it waited for the holder, then took the lock
+    t.join()

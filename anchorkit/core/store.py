@@ -28,7 +28,6 @@ Two more places are read:
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import io
 import json
@@ -42,6 +41,7 @@ import pyarrow as pa
 import torch
 from safetensors.torch import load, save_file
 
+from anchorkit.core import lock
 from anchorkit.core.config import NewerConfigError, RunConfig
 from anchorkit.core.paths import (DIGEST, PUBLISHED, REPO, check_outside_tracked,  # noqa: F401
                                   remedy, resolved)
@@ -196,17 +196,17 @@ class RunStore:
 
     @contextlib.contextmanager
     def writing(self, cfgs) -> Iterator[None]:
-        """Hold the write lock of every run in ``cfgs`` (``<run>/.lock``, an exclusive ``flock``):
-        a second process training one of them waits here until the first is done, and then
-        finds the run finished. Taken in hash order, so two writers never wait on each other."""
-        with contextlib.ExitStack() as held:
-            for cfg in sorted(cfgs, key=lambda c: c.hash):
-                f = self.path(cfg) / LOCK
-                f.parent.mkdir(parents=True, exist_ok=True)
-                fd = held.enter_context(open(f, "a+"))
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                held.callback(fcntl.flock, fd, fcntl.LOCK_UN)
-            yield
+        """Hold the write lock of every run in ``cfgs`` (``anchorkit.core.lock``): a second
+        process training one of them says whose lock it waits on, waits until the first is done
+        and finds the run finished, or gives up with a ``StoreError`` naming the holder. Taken in
+        hash order, so two writers never wait on each other."""
+        try:
+            with contextlib.ExitStack() as taken:
+                for cfg in sorted(cfgs, key=lambda c: c.hash):
+                    taken.enter_context(lock.held(self.path(cfg) / LOCK))
+                yield
+        except lock.LockTimeout as e:
+            raise StoreError(str(e)) from None
 
     def has_initial(self, cfg: RunConfig) -> bool:
         return (self.path(cfg) / "initial.safetensors").exists()
