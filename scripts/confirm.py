@@ -13,11 +13,11 @@ usage: python -m scripts.confirm train [--seeds 720 ... 743] [--scheduler ...]
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 import pandas as pd
 
+from scripts import resumable
 from anchorkit.core.config import ParameterError, check_seeds
 from anchorkit.core.paths import PUBLISHED, REPORTS
 from anchorkit.core.store import RunStore, write_table
@@ -96,9 +96,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback
-        print("\ninterrupted: every finished run is in the store and an unfinished one at its "
-              "last checkpoint; the same command resumes", file=sys.stderr)
-        raise SystemExit(130)
+    resumable(main)

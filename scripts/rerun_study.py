@@ -29,6 +29,7 @@ import os
 import sys
 from pathlib import Path
 
+from scripts import resumable
 from anchorkit.core.config import ParameterError, check_choice, check_seeds, derive_seed
 from anchorkit.core.paths import check_outside_tracked
 from anchorkit.profiles import PROFILES
@@ -184,9 +185,4 @@ def execute(rerun: Rerun, plan) -> Path:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback
-        print("\ninterrupted: every finished run is in the store and an unfinished one at its "
-              "last checkpoint; the same command resumes", file=sys.stderr)
-        raise SystemExit(130)
+    sys.exit(resumable(main))

@@ -21,9 +21,9 @@ usage: python -m scripts.train_runs --seeds 1 2 --recipes control falloff --opti
 from __future__ import annotations
 
 import argparse
-import sys
 import dataclasses
 
+from scripts import resumable
 from anchorkit import ModelConfig, RunConfig, TaskConfig, TrainConfig
 from anchorkit.core.config import RECIPES, ParameterError, check_choice, check_int, check_seeds
 from anchorkit.executor import check_scheduler, execute, training_graph
@@ -153,9 +153,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback
-        print("\ninterrupted: every finished run is in the store and an unfinished one at its "
-              "last checkpoint; the same command resumes", file=sys.stderr)
-        raise SystemExit(130)
+    resumable(main)
