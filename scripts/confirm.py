@@ -18,9 +18,10 @@ import time
 import pandas as pd
 
 from scripts import resumable
+from scripts.publish_runs import add_to_index
 from anchorkit.core.config import ParameterError, check_seeds
-from anchorkit.core.paths import PUBLISHED, REPORTS
-from anchorkit.core.store import RunStore, write_table
+from anchorkit.core.paths import REPORTS
+from anchorkit.core.store import RunStore
 from anchorkit.executor import check_scheduler, execute, training_graph
 from anchorkit.provenance import read_tables, scratch_root, source_state, write_study
 from anchorkit.studies.rotated_basis import confirmation as c
@@ -47,10 +48,7 @@ def publish(args) -> None:
     new = pd.DataFrame([{"run": x.name, "hash": x.hash, "seed": x.seed, "recipe": x.recipe,
                          "optimizer": x.optimizer, "epochs": x.epochs,
                          "regime": c.REGIME.name, "set": c.FOLDER} for x in done])
-    f = PUBLISHED / "index.parquet"
-    index = (pd.concat([pd.read_parquet(f), new], ignore_index=True)
-             .drop_duplicates("hash", keep="last").sort_values(["regime", "run"], kind="stable"))
-    write_table(f, index, csv=True, verified=False)
+    add_to_index(new)
     print(f"published {len(done)} runs with their weights at epochs "
           f"{', '.join(map(str, PUBLISHED_EPOCHS))}"
           + (f"; not finished, left out: {', '.join(missing)}" if missing else ""))

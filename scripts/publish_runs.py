@@ -24,6 +24,17 @@ from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs
 from scripts.train_runs import regime_runs
 
 
+def add_to_index(new: pd.DataFrame) -> None:
+    """Add published runs' rows to ``published/index.parquet`` (CSV beside), one row per hash."""
+    f = PUBLISHED / "index.parquet"
+    old = pd.read_parquet(f) if f.exists() else new.iloc[:0]
+    if "regime" not in old:
+        old = old.assign(regime=WEAK.name)  # published before regimes were named: the weak basis
+    index = (pd.concat([old, new], ignore_index=True).drop_duplicates("hash", keep="last")
+             .sort_values(["regime", "run"], kind="stable"))
+    write_table(f, index, csv=True, verified=False)
+
+
 def planned(args) -> list[RunConfig]:
     """The runs to publish: the studies' at the seeds in the regime, or, given --recipes and
     --optimizers, regime R's own runs (``train_runs.regime_runs``)."""
@@ -67,13 +78,7 @@ def main(argv=None):
     new = pd.DataFrame([{"run": c.name, "hash": h, "seed": c.seed, "recipe": c.recipe,
                          "optimizer": c.optimizer, "epochs": c.epochs, "regime": args.regime}
                         for h, c in done.items()])
-    f = PUBLISHED / "index.parquet"
-    old = pd.read_parquet(f) if f.exists() else new.iloc[:0]
-    if "regime" not in old:
-        old = old.assign(regime=WEAK.name)  # published before regimes were named: the weak basis
-    index = (pd.concat([old, new], ignore_index=True).drop_duplicates("hash", keep="last")
-             .sort_values(["regime", "run"], kind="stable"))
-    write_table(f, index, csv=True, verified=False)
+    add_to_index(new)
     print(f"published {len(done)} runs to {PUBLISHED}"
           + (f"; not finished, left out: {', '.join(missing)}" if missing else ""))
 
