@@ -3,7 +3,10 @@
 Since the store verifies every file it reads against the SHA-256 written beside it, the files of a
 store made by an earlier anchorkit (no ``.sha256`` beside them) are refused. This writes the digest
 of every such file as it is now: run it only on a store you trust (one this repository's code
-wrote, intact); a file that already has its digest is checked, not rewritten.
+wrote, intact); a file that already has its digest is checked, not rewritten. A run's weights,
+trajectory and meta written before their digests named their run get the name of the run whose
+folder holds them (its ``config.json`` must hash to the folder's name), so that the store reads
+them again and refuses another run's files copied in later.
 
 A table folder (``reports/<study>/``, or the scratch tables in ``<store>/reports/``) written
 before ``provenance.json`` carried its own digest is adopted the same way with ``--reports``: its
@@ -16,26 +19,51 @@ usage: python -m scripts.adopt_store [STORE]   (default: $ANCHORKIT_STORE or .ru
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
-from anchorkit.core.store import DIGEST, LOCK, RunStore, digest, read_verified
+from anchorkit.core.config import RunConfig
+from anchorkit.core.files import StoreError, digest, digest_line, read_digests, read_verified
+from anchorkit.core.store import DIGEST, LOCK, RunStore
+
+RUN_FILES = ("initial.safetensors", "final.safetensors", "trajectory.parquet", "meta.json")
 
 
-def adopt(root: Path) -> tuple[int, int]:
-    """(digests written, files already with a matching digest)."""
+def run_of(f: Path, root: Path) -> str | None:
+    """The run a file of a run's folder belongs to (its weights, trajectory, meta), read from its
+    folder's ``config.json`` (whose hash must be the folder's name); None for any other file."""
+    rel = f.relative_to(root).parts
+    own = len(rel) == 3 and rel[2] in RUN_FILES
+    snapshot = len(rel) == 4 and rel[2] == "snapshots" and f.suffix == ".safetensors"
+    if rel[0] != "runs" or not (own or snapshot):
+        return None
+    folder = root / "runs" / rel[1]
+    cfg = RunConfig.from_dict(json.loads(read_verified(folder / "config.json")))
+    if cfg.hash != folder.name:
+        raise StoreError(f"{folder / 'config.json'}: configuration does not match its folder's "
+                         f"hash {folder.name}; not adopted")
+    return cfg.hash
+
+
+def adopt(root: Path, runs_only: bool = False) -> tuple[int, int]:
+    """(digest files written, files already with a matching digest naming their run): a missing
+    digest is written, and a run's file whose digest names no run gets its run's name."""
     written = checked = 0
-    for f in sorted(root.rglob("*")):
+    for f in sorted((root / "runs" if runs_only else root).rglob("*")):
         if (not f.is_file() or f.name.endswith(DIGEST) or f.name.endswith(".tmp")
                 or f.name == LOCK):
             continue
-        side = f.with_name(f.name + DIGEST)
+        side, run = f.with_name(f.name + DIGEST), run_of(f, root)
         if side.exists():
             read_verified(f)  # a digest that does not match is an error, not adopted
-            checked += 1
-        else:
-            side.write_text(digest(f.read_bytes()) + "\n")
-            written += 1
+            expected, owners = read_digests(f)
+            if run is None or owners:
+                read_verified(f, run=run)  # another run's name is an error too
+                checked += 1
+                continue
+        side.write_text(digest_line(digest(f.read_bytes()), run) + "\n")
+        written += 1
     return written, checked
 
 

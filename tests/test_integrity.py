@@ -71,6 +71,49 @@ def test_a_file_without_its_digest_is_refused(store, finished):
         store.load_final(finished)
 
 
+@pytest.mark.parametrize("name", ["final.safetensors", "snapshots/epoch-1.safetensors",
+                                  "trajectory.parquet", "meta.json"])
+@pytest.mark.parametrize("where", ["store", "published"])
+def test_another_runs_file_copied_with_its_digest_is_refused_by_name(tmp_path, finished, name,
+                                                                    where, store):
+    """Seed 3's file and its (valid) digest copied into seed 5's folder, in the store or in the
+    published directory: the digest proves the file whole, and its run's name proves it is not
+    seed 5's, so the store refuses it naming both runs instead of computing seed 5's row from it."""
+    other = finished.replace(seed=5)
+    train([other], store, progress=False)
+    if where == "published":
+        for cfg in (finished, other):
+            store.publish(cfg, where=tmp_path / "pub", snapshots=(1,))
+        store = RunStore(tmp_path / "empty", published=tmp_path / "pub")
+    src, dst = (store._final_dir(c) if where == "published" else store.path(c)
+                for c in (finished, other))
+    for f in (name, name + DIGEST):
+        (dst / f).write_bytes((src / f).read_bytes())
+    load = {"final.safetensors": store.load_final, "trajectory.parquet": store.load_trajectory,
+            "snapshots/epoch-1.safetensors": lambda c: store.load_snapshot(c, 1),
+            "meta.json": store.load_meta}[name]
+    with pytest.raises(StoreError, match=rf"{dst.name}/{name}: it is run {finished.hash}'s, "
+                                         rf"not run {other.hash}'s"):
+        load(other)
+    assert load(finished) is not None  # the original still reads
+
+
+def test_a_digest_naming_no_run_is_refused_until_adopted(store, finished):
+    """A store written before digests named their run: its run files are refused with the command
+    that adopts them, and read once adopted (the name taken from the folder's configuration)."""
+    from scripts.adopt_store import adopt
+
+    final = store.path(finished) / "final.safetensors"
+    side = final.with_name(final.name + DIGEST)
+    side.write_text(side.read_text().split()[0] + "\n")  # as an earlier anchorkit wrote it
+    with pytest.raises(StoreError, match="names no run.*scripts.adopt_store"):
+        store.load_final(finished)
+    written, _ = adopt(store.root)
+    assert written == 1 and side.read_text().split()[1] == f"run={finished.hash}"
+    assert store.load_final(finished)
+    assert adopt(store.root)[0] == 0  # nothing left to name
+
+
 def test_new_weights_under_an_old_configuration_get_new_answers(store, finished):
     from anchorkit.measures.answers import cached_answers
 

@@ -112,3 +112,19 @@ def test_the_confirmation_s_published_runs_carry_their_early_weights_verified():
         assert set(weights) == set(store.load_final(cfg))
     assert {c.seed for c in runs if c.optimizer == "adam"} == {c.seed for c in runs
                                                                if c.optimizer == "rotated"}
+
+
+def test_every_published_run_file_is_tied_to_its_run():
+    """Every published run's weights, trajectory and meta carry their run's hash in their digest,
+    and the run's folder is named by its configuration's hash (issue 67: a file copied from another
+    run is refused by name, so the committed runs must be named)."""
+    from anchorkit.core.config import RunConfig
+    from anchorkit.core.files import read_digests
+
+    folders = sorted((PUBLISHED / "runs").iterdir())
+    assert folders
+    for d in folders:
+        assert RunConfig.from_dict(json.loads((d / "config.json").read_text())).hash == d.name
+        files = [d / n for n in ("final.safetensors", "trajectory.parquet", "meta.json")]
+        for f in files + sorted((d / "snapshots").glob("*.safetensors")):
+            assert read_digests(f)[1] == {d.name}, f

@@ -8,11 +8,9 @@ hash, so a stale run is never read as a fresh one. Every write is atomic (tempor
 rename). A file that fails to load or whose configuration does not match its hash raises
 ``StoreError`` with its path; nothing silently retrains over it.
 
-**Integrity.** Beside every file it writes the store writes ``<file>.sha256``, the SHA-256 of
-its bytes, and every read checks it: a file whose bytes changed since (a flipped bit, a truncated
-copy, a file from another run) is refused with its path and the expected and found digests, and a
-file without its digest is refused too. Files are created readable by the group and others, so
-that the users of a shared store or cluster can read them.
+**Integrity** (``anchorkit.core.files``): beside every file the store writes its SHA-256 and, for
+a run's weights, trajectory and meta, the run they belong to; every read checks both, so a damaged
+file, a file without its digest and another run's file are refused with their path.
 
 Two more places are read:
 
@@ -32,116 +30,24 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pandas as pd
-import pyarrow as pa
 import torch
 from safetensors.torch import load, save_file
 
 from anchorkit.core import lock
 from anchorkit.core.config import NewerConfigError, RunConfig
+from anchorkit.core.files import (FILE_MODE, StoreError, atomic_write, digest,  # noqa: F401
+                                  read_table_bytes, read_verified, write_json, write_table,
+                                  write_verified)
 from anchorkit.core.paths import (DIGEST, PUBLISHED, REPO, check_outside_tracked,  # noqa: F401
                                   remedy, resolved)
 
 DEFAULT_ROOT = REPO / ".runs"
 PUBLISHED_FILES = ("config.json", "final.safetensors", "trajectory.parquet", "meta.json")
-FILE_MODE = 0o644  # readable by the group and others (mkstemp's default is 0600)
 LOCK = ".lock"  # a run's write lock (``RunStore.writing``)
-
-
-class StoreError(RuntimeError):
-    """A stored file is unreadable or belongs to another configuration."""
-
-
-def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it onto ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def write_verified(path: Path, write: Callable[[Path], None]) -> None:
-    """Write ``path`` and its digest (``<file>.sha256``) so that they land together: the data goes
-    to a temporary file; the digest file lists the new digest and the old file's while the data is
-    renamed into place, then the new one alone. A kill at any point leaves a file that verifies."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    side = path.with_name(path.name + DIGEST)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.chmod(tmp, FILE_MODE)
-        found = digest(Path(tmp).read_bytes())
-        current = digest(path.read_bytes()) if path.exists() else None
-        if current != found:
-            both = [found] + ([current] if current else [])
-            atomic_write(side, lambda p: p.write_text("\n".join(both) + "\n"))
-            os.replace(tmp, path)
-        else:  # the same bytes are there already
-            Path(tmp).unlink()
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    atomic_write(side, lambda p: p.write_text(found + "\n"))
-
-
-def read_verified(path: Path) -> bytes:
-    """The bytes of ``path`` after checking them against the digest written beside them;
-    ``StoreError`` naming the file (and the expected and found digests) otherwise."""
-    path = Path(path)
-    side = path.with_name(path.name + DIGEST)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise StoreError(f"{path}: unreadable ({e})") from None
-    try:  # one digest, or two while the file is being replaced (``write_verified``)
-        expected = side.read_text().split()
-    except OSError:
-        raise StoreError(f"{path}: no digest beside it ({side.name}); the store cannot vouch "
-                         f"for it ({remedy(path, digest_missing=True)})") from None
-    found = digest(data)
-    if found not in expected:
-        raise StoreError(f"{path}: contents changed since written (digest expected "
-                         f"{expected[0] if expected else 'none'}, found {found}); {remedy(path)}")
-    return data
-
-
-def write_json(path: Path, obj, verified: bool = True) -> None:
-    """JSON, atomically, with its digest beside it (``verified``; not for a study's tables,
-    whose manifest is their provenance)."""
-    text = json.dumps(obj, indent=2, sort_keys=True) + "\n"
-    (write_verified if verified else atomic_write)(path, lambda p: p.write_text(text))
-
-
-def write_table(path: Path, df: pd.DataFrame, csv: bool = False, verified: bool = True) -> None:
-    """A tidy table as Parquet (and a CSV beside it where a person reads it), atomically, with
-    its digest beside it (``verified``)."""
-    path = Path(path)
-    (write_verified if verified else atomic_write)(path, lambda p: df.to_parquet(p, index=False))
-    if csv:
-        atomic_write(path.with_suffix(".csv"), lambda p: df.to_csv(p, index=False))
-
-
-def read_table_bytes(data: bytes) -> pd.DataFrame:
-    """Parquet bytes as a table, via Arrow's own buffer: read from ``io.BytesIO``, Arrow may close
-    it at interpreter exit without the GIL and abort the process (apache/arrow#33975, #34314)."""
-    return pd.read_parquet(pa.BufferReader(data))
 
 
 class RunStore:
@@ -191,7 +97,7 @@ class RunStore:
             return False
         self._check_config(cfg, d)
         for name in PUBLISHED_FILES[1:]:
-            read_verified(d / name)
+            read_verified(d / name, run=cfg.hash)
         return True
 
     @contextlib.contextmanager
@@ -212,8 +118,8 @@ class RunStore:
         return (self.path(cfg) / "initial.safetensors").exists()
 
     # ------------------------------------------------------------------ weights
-    def _load_weights(self, f: Path) -> dict[str, torch.Tensor]:
-        data = read_verified(f)
+    def _load_weights(self, f: Path, cfg: RunConfig) -> dict[str, torch.Tensor]:
+        data = read_verified(f, run=cfg.hash)
         try:
             return load(data)
         except Exception as e:  # noqa: BLE001 - report any failure with its path
@@ -233,35 +139,38 @@ class RunStore:
     def save_initial(self, cfg: RunConfig, state: dict) -> None:
         d = self.path(cfg)
         write_json(d / "config.json", cfg.to_dict())
-        write_verified(d / "initial.safetensors", lambda p: save_file(_contiguous(state), p))
+        write_verified(d / "initial.safetensors", lambda p: save_file(_contiguous(state), p),
+                       run=cfg.hash)
 
     def save_final(self, cfg: RunConfig, state: dict, trajectory: pd.DataFrame, meta: dict) -> None:
         d = self.path(cfg)
         write_json(d / "config.json", cfg.to_dict())
-        write_table(d / "trajectory.parquet", trajectory)
-        write_json(d / "meta.json", meta)
-        write_verified(d / "final.safetensors", lambda p: save_file(_contiguous(state), p))
+        write_table(d / "trajectory.parquet", trajectory, run=cfg.hash)
+        write_json(d / "meta.json", meta, run=cfg.hash)
+        write_verified(d / "final.safetensors", lambda p: save_file(_contiguous(state), p),
+                       run=cfg.hash)
         (d / "checkpoint.pt").unlink(missing_ok=True)
         (d / ("checkpoint.pt" + DIGEST)).unlink(missing_ok=True)
 
     def load_final(self, cfg: RunConfig) -> dict[str, torch.Tensor]:
         d = self._check_config(cfg, self._final_dir(cfg))
-        return self._load_weights(d / "final.safetensors")
+        return self._load_weights(d / "final.safetensors", cfg)
 
     def load_initial(self, cfg: RunConfig) -> dict[str, torch.Tensor]:
         d = self._check_config(cfg)
-        return self._load_weights(d / "initial.safetensors")
+        return self._load_weights(d / "initial.safetensors", cfg)
 
     def load_trajectory(self, cfg: RunConfig) -> pd.DataFrame:
         f = self._check_config(cfg, self._final_dir(cfg)) / "trajectory.parquet"
-        data = read_verified(f)
+        data = read_verified(f, run=cfg.hash)
         try:
             return read_table_bytes(data)
         except Exception as e:  # noqa: BLE001
             raise StoreError(f"{f}: cannot load trajectory ({e})") from None
 
     def load_meta(self, cfg: RunConfig) -> dict:
-        return json.loads(read_verified(self._check_config(cfg, self._final_dir(cfg)) / "meta.json"))
+        d = self._check_config(cfg, self._final_dir(cfg))
+        return json.loads(read_verified(d / "meta.json", run=cfg.hash))
 
     def publish(self, cfg: RunConfig, where: str | Path | None = None, snapshots=()) -> Path:
         """Copy a finished run's configuration, final weights, trajectory and meta to the
@@ -278,8 +187,9 @@ class RunStore:
                       for e in snapshots})
         for to, src in files.items():
             if to != src:
-                data = read_verified(src)
-                write_verified(to, lambda p, data=data: p.write_bytes(data))
+                run = None if to.name == "config.json" else cfg.hash
+                data = read_verified(src, run=run)
+                write_verified(to, lambda p, data=data: p.write_bytes(data), run=run)
         return dst
 
     # ------------------------------------------------------------------ snapshots
@@ -288,7 +198,7 @@ class RunStore:
         d = self.path(cfg)
         write_json(d / "config.json", cfg.to_dict())
         write_verified(d / "snapshots" / f"epoch-{epoch}.safetensors",
-                       lambda p: save_file(_contiguous(state), p))
+                       lambda p: save_file(_contiguous(state), p), run=cfg.hash)
 
     def _snapshot_dirs(self, cfg: RunConfig) -> list[Path]:
         """Where a run's snapshots may be: its store directory, then its published one."""
@@ -307,7 +217,7 @@ class RunStore:
     def load_snapshot(self, cfg: RunConfig, epoch: int) -> dict[str, torch.Tensor]:
         f = self._snapshot_path(cfg, epoch)
         self._check_config(cfg, f.parent.parent)
-        return self._load_weights(f)
+        return self._load_weights(f, cfg)
 
     # ------------------------------------------------------------------ cached answers
     def load_answers(self, key: str) -> dict[str, torch.Tensor] | None:
