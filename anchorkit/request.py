@@ -11,9 +11,12 @@ The parameters are listed on the Reproducibility page, *Re-running a study*
 
 from __future__ import annotations
 
+import ast
 import inspect
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Mapping
 
 from anchorkit.core.config import (ParameterError, check_device, check_doses, check_flag,
                                    check_int, check_seeds)
@@ -61,7 +64,9 @@ def request(seeds, profile="paper", epochs=None, device="cpu", reports_dir=None,
     seeds = check_seeds(seeds)
     flags = {name: check_flag(name, value) for name, value in dict(
         reuse=reuse, progress=progress, publish=publish, force=force).items()}
-    store = store_dir if isinstance(store_dir, RunStore) else RunStore(store_dir)
+    check_folder("reports_dir", reports_dir)
+    store = (store_dir if isinstance(store_dir, RunStore)
+             else RunStore(check_folder("store_dir", store_dir)))
     check_writable("store_dir", store.root)
     profile = resolve_profile(profile)
     if epochs is not None:
@@ -76,6 +81,45 @@ def request(seeds, profile="paper", epochs=None, device="cpu", reports_dir=None,
                              "publish out, and the tables at these doses go to the scratch folder")
     return Request(seeds, store, profile, epochs, device, reports_dir, scheduler=scheduler,
                    regimes=regimes, doses=doses, **flags)
+
+
+def check_folder(name: str, value):
+    """A folder parameter as given: None, or a path (``str`` or path-like); else a
+    ``ParameterError`` naming it (``-p store_dir 5`` on papermill's command line passes 5)."""
+    if value is not None and not isinstance(value, (str, os.PathLike)):
+        raise ParameterError(name, value, "expected a folder's path (or None)")
+    return value
+
+
+def check_injected(namespace: Mapping) -> None:
+    """Papermill's injected parameters (the cell it writes, opening ``# Parameters``), checked
+    against the names the page's cells executed before it set (its parameters cell): one that no
+    earlier cell sets, a misspelt ``-p sedes 2``, is a ``ParameterError`` naming it, instead of a
+    page that silently runs its defaults. ``namespace``: the notebook's, whose ``In`` lists the
+    sources of the cells executed so far (IPython's history)."""
+    history = list(namespace.get("In", []))
+    injected = [src for src in history if src.lstrip().startswith("# Parameters")]
+    known = _assigned(src for src in history if src not in injected)
+    unknown = sorted(_assigned(injected) - known)
+    if unknown:
+        raise ParameterError(unknown[0], namespace.get(unknown[0]), "not a parameter of this "
+                             "page (misspelt?); it reads "
+                             f"{', '.join(sorted(known & set(PARAMETERS)))}, and any other name "
+                             "its parameters cell sets")
+
+
+def _assigned(sources) -> set[str]:
+    """The names a cell's top-level assignments bind."""
+    names = set()
+    for src in sources:
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:  # IPython magics: not a parameters cell
+            continue
+        names |= {t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                  for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                  if isinstance(t, ast.Name)}
+    return names
 
 
 def check_regimes(regimes) -> tuple[Regime, ...] | None:

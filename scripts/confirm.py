@@ -20,8 +20,8 @@ import pandas as pd
 from scripts import resumable
 from scripts.publish_runs import add_to_index
 from anchorkit.core.config import ParameterError, check_seeds
-from anchorkit.core.paths import REPORTS
-from anchorkit.core.store import RunStore
+from anchorkit.core.paths import REPORTS, check_writable
+from anchorkit.core.store import RunStore, StoreError
 from anchorkit.executor import check_scheduler, execute, training_graph
 from anchorkit.provenance import read_tables, scratch_root, source_state, write_study
 from anchorkit.studies.rotated_basis import confirmation as c
@@ -88,9 +88,13 @@ def main(argv=None):
             raise ParameterError("--finished-only", True, "applies to publish only")
         if args.publish and args.verb != "measure":
             raise ParameterError("--publish", True, "applies to measure only")
+        check_writable("ANCHORKIT_STORE", RunStore().root)  # read-only, or a file: named first
     except ParameterError as e:
         p.error(str(e))
-    {"train": train, "publish": publish, "measure": measure}[args.verb](args)
+    try:
+        {"train": train, "publish": publish, "measure": measure}[args.verb](args)
+    except (StoreError, OSError) as e:  # a file that does not verify, a disk that fills up
+        p.exit(1, f"{p.prog}: error: {e}\n")
 
 
 if __name__ == "__main__":

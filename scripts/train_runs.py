@@ -26,6 +26,7 @@ import dataclasses
 from scripts import resumable
 from anchorkit import ModelConfig, RunConfig, TaskConfig, TrainConfig
 from anchorkit.core.config import RECIPES, ParameterError, check_choice, check_int, check_seeds
+from anchorkit.core.paths import check_writable
 from anchorkit.executor import check_scheduler, execute, training_graph
 from anchorkit.regimes import REGIMES
 from anchorkit.core.store import RunStore, StoreError
@@ -140,6 +141,7 @@ def main(argv=None):
     try:
         cfgs = plan(args)
         store = RunStore(published=None) if args.ignore_published else RunStore()
+        check_writable("ANCHORKIT_STORE", store.root)  # read-only, or a file: named before work
     except ParameterError as e:
         p.error(str(e))  # one line and exit status 2, no traceback
     for c in cfgs:
@@ -148,8 +150,8 @@ def main(argv=None):
         execute(training_graph(cfgs, store), args.scheduler, desc="training")
     except ParameterError as e:  # an unreachable scheduler
         p.exit(2, f"{p.prog}: error: {e}\n")
-    except StoreError as e:  # a stored file that does not verify (a truncated checkpoint ...)
-        p.exit(1, f"{p.prog}: error: {e}\n")
+    except (StoreError, OSError) as e:  # a file that does not verify (a truncated checkpoint
+        p.exit(1, f"{p.prog}: error: {e}\n")  # ...), a disk that fills up while training
 
 
 if __name__ == "__main__":

@@ -43,6 +43,21 @@ def test_a_bad_command_line_is_refused_in_one_line_naming_the_value(argv, named)
     assert r.stdout == ""  # nothing was planned, let alone trained
 
 
+@pytest.mark.parametrize("script", ["scripts.train_runs", "scripts.confirm"])
+def test_a_store_that_cannot_be_written_is_named_in_one_line(tmp_path, script):
+    """A store path that is a file, or a folder that cannot be made (here under /proc, refused
+    even to root), is named in one line before anything is planned or trained."""
+    (tmp_path / "a-file").write_text("")
+    for where in (tmp_path / "a-file", Path("/proc/anchorkit-store")):
+        argv = ["--seeds", "720"] + (["--optimizers", "adam"] if "train" in script else [])
+        r = subprocess.run([sys.executable, "-m", script, *(["train"] * ("confirm" in script)),
+                            *argv], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                           env={"PATH": "/usr/bin:/bin", "ANCHORKIT_STORE": str(where)})
+        assert r.returncode == 2 and r.stdout == "", r.stdout + r.stderr
+        assert (f"parameter 'ANCHORKIT_STORE' = '{where}': expected a folder this process can "
+                f"write" in r.stderr and "Traceback" not in r.stderr), r.stderr
+
+
 def test_a_regime_s_runs_are_its_published_runs_at_their_seeds():
     """``--regime R --seeds … --recipes falloff --optimizers adam rotated`` plans regime R's own
     runs (its recipe for falloff, its length and step): at a published seed, the published hash."""

@@ -247,6 +247,25 @@ def test_a_parameters_cell_is_read_by_name_and_checked_once():
         study_page("control", request([3], regimes=[SECOND.name]))
 
 
+def test_a_misspelt_or_mistyped_papermill_parameter_is_named():
+    """``-p sedes 2`` (a name no cell before papermill's injected one sets) is named as unknown
+    instead of running the page's defaults; ``-p store_dir 5`` names the folder parameter; a
+    correct injection, or none (the book's build), passes."""
+    from anchorkit.request import check_injected, request
+
+    cell = "seeds = [704]\nprofile = 'paper'\nlengths = [400]\n"
+    ok = ["import sys", cell, "# Parameters\nseeds = [712]\nlengths = [800]\n", "x = 1"]
+    check_injected({"In": ok})
+    check_injected({"In": ["", cell, "page = 1"]})
+    check_injected({})
+    with pytest.raises(ParameterError, match=r"parameter 'sedes' = 2: not a parameter of this "
+                                             r"page \(misspelt\?\); it reads profile, seeds"):
+        check_injected({"In": ["", cell, "# Parameters\nsedes = 2\n"], "sedes": 2})
+    for name in ("store_dir", "reports_dir"):
+        with pytest.raises(ParameterError, match=f"parameter '{name}' = 5: expected a folder"):
+            request([3], **{name: 5})
+
+
 def test_a_page_refuses_a_parameter_it_does_not_use(monkeypatch):
     """The essay and the scout read the same parameters cell names as the study pages; one they
     do not use, set away from its default, is named instead of ignored (before any work)."""

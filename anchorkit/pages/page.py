@@ -32,7 +32,7 @@ from anchorkit.regimes import DEFAULT, REPORT, Regime
 from anchorkit.core.store import REPO, StoreError
 from anchorkit.studies.essay.measuring import ESSAY, essay_runs, run_geometry
 from anchorkit.protocol import compute_study, shown_regimes, written_regimes
-from anchorkit.request import PARAMETERS, Request, request
+from anchorkit.request import PARAMETERS, Request, check_injected, request
 from anchorkit.studies import PAPER_SEEDS, Study
 
 REPORTS = REPO / "reports"
@@ -128,6 +128,7 @@ def one_line_parameter_errors() -> None:
         return [line]
 
     shell.set_custom_exc((ParameterError, StoreError), handler)
+    check_injected(shell.user_ns)  # a misspelt papermill parameter, named
 
 
 def provenance_block(prov: Mapping, where=None) -> str:
