@@ -11,6 +11,7 @@ writes to the store meanwhile, and its tracks are the ones the tasks report on
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from dataclasses import dataclass, field
 
 from anchorkit.measures.answers import n_sweep_directions
@@ -43,6 +44,10 @@ FIGURES = {
     # in 2–8 s"
     "page": 8.0,
 }
+
+
+LISTED = 12  # the runs (and ensembles, and swept runs) a plan names one by one, per regime
+LONG = 3600.0  # seconds of estimate past which the plan says that the work is long
 
 
 def epoch_seconds(cfg: RunConfig) -> float:
@@ -102,11 +107,11 @@ class StudyPlan:
                 pairs += r.n_pairs * contexts(r.runs[0]) * FIGURES["pair per context"] / workers
         parts = []
         if n_ensembles:
-            parts.append(f"training {minutes(train)} ({n_ensembles} ensemble"
+            parts.append(f"training {duration(train)} ({n_ensembles} ensemble"
                          f"{'s' * (n_ensembles != 1)}, {workers} worker{'s' * (workers != 1)})")
         if sweep:
-            parts.append(f"sweeps {minutes(sweep)}")
-        parts.append(f"measuring {minutes(pairs)}")
+            parts.append(f"sweeps {duration(sweep)}")
+        parts.append(f"measuring {duration(pairs)}")
         parts.append(f"the page {FIGURES['page']:.0f} s")
         return train + sweep + pairs + FIGURES["page"], parts
 
@@ -115,26 +120,44 @@ class StudyPlan:
         return n_sweep_directions(cfg)
 
     def lines(self, workers: int) -> list[str]:
-        """What the execution will train and measure, and the estimate, as lines to print."""
+        """What the execution will train and measure, and the estimate, as lines to print: each
+        run by name up to ``LISTED`` of a regime (then how many more, by where they come from), and
+        a word of warning when the estimate runs past an hour."""
         out = [f"{self.study.name}, seeds {seed_text(self.seeds)}, profile {self.profile.name}:"]
         for r in self.regimes:
             out.append(f"  {r.regime.title}:")
-            for c in r.runs:
-                out.append(f"    {c.name:<28} {c.epochs} epochs, {self.where(c)}")
-            for group, start in r.ensembles:
+            where = [self.where(c) for c in r.runs]
+            for c, w in list(zip(r.runs, where))[:LISTED]:
+                out.append(f"    {c.name:<28} {c.epochs} epochs, {w}")
+            if len(r.runs) > LISTED:
+                rest = Counter(where[LISTED:])
+                out.append(f"    … {len(r.runs) - LISTED} more runs ("
+                           + ", ".join(f"{n} {w}" for w, n in rest.items()) + ")")
+            for group, start in r.ensembles[:LISTED]:
                 resumed = f", resumed at epoch {start}" if start else ""
                 out.append(f"    trains together: {', '.join(c.name for c in group)}{resumed}")
+            if len(r.ensembles) > LISTED:
+                out.append(f"    … {len(r.ensembles) - LISTED} more ensembles")
             if r.swept:
                 n = self._directions(r.swept[0])
-                out.append(f"    sweeps {n} directions of {', '.join(c.name for c in r.swept)}")
+                out.append(f"    sweeps {n} directions of {len(r.swept)} run"
+                           f"{'s' * (len(r.swept) != 1)}: " + ", ".join(
+                               c.name for c in r.swept[:LISTED])
+                           + (" …" if len(r.swept) > LISTED else ""))
             out.append(f"    measures {r.n_pairs} pair{'s' * (r.n_pairs != 1)}")
         total, parts = self.estimate(workers)
-        out.append(f"estimate: about {minutes(total)} ({'; '.join(parts)}; from the figures of "
+        out.append(f"estimate: about {duration(total)} ({'; '.join(parts)}; from the figures of "
                    "BENCHMARKS.md on 2 cores)")
+        if total > LONG:
+            out.append(f"long: about {total / 3600:.1f} hours on {workers} worker"
+                       f"{'s' * (workers != 1)}; every finished run is kept, so Ctrl-C stops it and "
+                       "the same command resumes; a cluster (--scheduler) spreads the work")
         return out
 
 
-def minutes(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    if seconds >= 90 * 60:
+        return f"{seconds / 3600:.1f} h"
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
 

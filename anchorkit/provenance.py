@@ -21,7 +21,7 @@ import torch
 from anchorkit.core import kernels
 from anchorkit.core.config import RunConfig
 from anchorkit.executor import THREADS
-from anchorkit.core.paths import REPORTS, inside
+from anchorkit.core.paths import REPORTS, inside, make_folder
 from anchorkit.core.store import (REPO, RunStore, StoreError, digest, read_verified, write_json,
                                   write_table)
 
@@ -197,11 +197,11 @@ def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profi
     if committed(where) and not publish:
         raise UnpublishedWrite(f"{where}: the committed tables are written only on purpose "
                                "(publish=True, or python -m scripts.execute_studies --compute)")
-    where.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(where.parent)
     clean_stale(where)
     fresh = where.parent / f".{where.name}.{os.getpid()}.new"
     shutil.rmtree(fresh, ignore_errors=True)
-    fresh.mkdir()
+    make_folder(fresh)
     for name, df in tables.items():
         write_table(fresh / f"{name}.parquet", df, csv=name in CSV_TABLES, verified=False)
     manifest = {f.name: digest(f.read_bytes()) for f in sorted(fresh.iterdir())}

@@ -157,7 +157,11 @@ def main(argv=None) -> int:
         p.error(str(e))  # one line and exit status 2, before any work
     from anchorkit.pages.standalone import write
 
-    page = write(notebook, rerun.out / f"{rerun.study.name}.html")
+    try:
+        page = write(notebook, rerun.out / f"{rerun.study.name}.html")
+    except OSError as e:  # a full disk: the page's temporary file is removed, the old page kept
+        p.exit(1, f"{p.prog}: error: the page could not be written ({e}); the tables and the "
+               f"notebook are written ({notebook})\n")
     print()
     for r in shown:
         print(f"tables:   {rerun.tables(r)}/")
@@ -168,19 +172,36 @@ def main(argv=None) -> int:
 
 def execute(rerun: Rerun, plan) -> Path:
     """Execute the study's notebook with papermill, its progress drawn here from the tasks'
-    tracks; the executed notebook's path."""
+    tracks; the executed notebook's path. Papermill writes the notebook as it goes, so it writes
+    to ``<study>.running.ipynb``, renamed onto ``<study>.ipynb`` only once every cell ran: a
+    notebook that stops (an error, a killed kernel, Ctrl-C) is kept as ``<study>.failed.ipynb``
+    and the previous notebook and page stay as they were; its stop is one line."""
     import papermill
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     from anchorkit.core.progress import Watch
 
     out = rerun.out / f"{rerun.study.name}.ipynb"
-    with Watch(plan.tracks()):
-        try:
-            papermill.execute_notebook(str(rerun.notebook), str(out), parameters=rerun.parameters,
-                                       cwd=str(NOTEBOOKS), progress_bar=False)
-        except papermill.PapermillExecutionError as e:
+    running, failed = (out.with_name(f"{rerun.study.name}.{s}.ipynb") for s in ("running", "failed"))
+    try:
+        with Watch(plan.tracks()):
+            papermill.execute_notebook(str(rerun.notebook), str(running),
+                                       parameters=rerun.parameters, cwd=str(NOTEBOOKS),
+                                       progress_bar=False)
+    except BaseException as e:
+        if running.exists():
+            os.replace(running, failed)
+        kept = f"executed as far as it got: {failed}; {out.name} and its page are unchanged"
+        if isinstance(e, papermill.PapermillExecutionError):
             sys.exit(f"{rerun.study.name}: the notebook stopped with {e.ename}: {e.evalue} "
-                     f"(executed notebook: {out})")
+                     f"({kept})")
+        if isinstance(e, (DeadKernelError, CellTimeoutError)):
+            sys.exit(f"{rerun.study.name}: the notebook's kernel died or stopped answering "
+                     f"({type(e).__name__}; out of memory?); every finished run is in the store "
+                     f"and the same command resumes ({kept})")
+        raise
+    os.replace(running, out)
+    failed.unlink(missing_ok=True)
     return out
 
 

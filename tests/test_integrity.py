@@ -134,6 +134,24 @@ def test_store_files_are_readable_by_the_group(store, finished):
             assert f.stat().st_mode & 0o044 == 0o044, f
 
 
+def test_under_umask_077_the_store_s_folders_and_files_stay_readable_by_the_group(tmp_path):
+    """A user whose umask is 077 would make every folder 0700, and the group could not reach the
+    files inside; the store makes its folders 0755 and its files 0644 whatever the umask."""
+    import os
+
+    old = os.umask(0o077)
+    try:
+        store = RunStore(tmp_path / "shared" / "store")
+        train([small(seed=8, epochs=1)], store, progress=False)
+    finally:
+        os.umask(old)
+    found = [f for f in (tmp_path / "shared").rglob("*") if f.name != ".lock"]
+    assert any(f.is_dir() for f in found) and any(f.is_file() for f in found)
+    for f in [tmp_path / "shared", *found]:
+        want = 0o055 if f.is_dir() else 0o044
+        assert f.stat().st_mode & want == want, (f, oct(f.stat().st_mode))
+
+
 def test_an_interrupted_study_write_leaves_the_old_study_whole(tmp_path, monkeypatch):
     """Killed between two table writes, a study directory still holds the old execution whole,
     and reuse reads it; tables edited or left behind are refused by name."""

@@ -158,6 +158,28 @@ def test_the_plan_names_each_run_and_estimates_from_the_recorded_figures(store):
     assert published.regimes[0].ensembles == []
 
 
+def test_a_plan_of_many_seeds_names_a_few_counts_the_rest_and_says_it_is_long(store):
+    """1000 seeds at the paper profile: the plan names the first runs one by one, counts the rest
+    by where they come from, and says that the work is long (hours) and how to stop and resume it."""
+    from anchorkit.plan import LISTED, study_plan
+    from anchorkit.profiles import PAPER
+    from anchorkit.regimes import WEAK
+    from anchorkit.studies import STUDIES
+
+    seeds = list(range(704, 1704))
+    lines = study_plan(STUDIES["control"], seeds, PAPER, [WEAK], store).lines(workers=2)
+    named = [ln for ln in lines if re.match(r"\s+control-adam-\d+\s+400 epochs", ln)]
+    assert len(named) == LISTED and len(lines) < 4 * LISTED
+    assert sum("in published/" in ln for ln in named) == 8
+    more = next(ln for ln in lines if "more runs" in ln)
+    counted = dict((w, int(n)) for n, w in re.findall(r"(\d+) (to train|in published/)", more))
+    assert counted == {"to train": len(seeds) - LISTED}  # 704-711, published, are named above
+    hours = float(re.search(r"long: about ([\d.]+) hours", lines[-1]).group(1))
+    assert hours > 12 and "the same command resumes" in lines[-1]
+    short = study_plan(STUDIES["control"], [712], PAPER, [WEAK], store).lines(workers=2)
+    assert not any(ln.startswith("long:") for ln in short)
+
+
 def test_the_page_reads_myst_roles_and_glued_figures():
     from anchorkit.pages.standalone import markdown
 
@@ -180,3 +202,63 @@ def test_a_vega_lite_output_is_embedded_and_a_glued_record_is_not_shown():
     record = {"output_type": "display_data", "metadata": {"scrapbook": {"name": "k"}},
               "data": {"application/papermill.record/text/plain": "1"}}
     assert output(record, {}) == ""
+
+
+@pytest.mark.parametrize("stop", ["kernel", "cell", None])
+def test_a_notebook_that_stops_keeps_the_previous_notebook_and_page(tmp_path, monkeypatch, stop):
+    """Papermill writes the notebook as it executes: a kernel that dies (out of memory, killed) or
+    a cell that fails leaves ``<study>.failed.ipynb`` beside the previous notebook, unchanged, and
+    the command stops in one line; a notebook that runs through replaces it."""
+    from types import SimpleNamespace
+
+    import papermill
+    from nbclient.exceptions import DeadKernelError
+
+    from scripts import rerun_study
+
+    def executes(source, out, **kw):
+        Path(out).write_text("partial")
+        if stop == "kernel":
+            raise DeadKernelError("Kernel died")
+        if stop == "cell":
+            raise papermill.PapermillExecutionError(3, 4, "boom", "ValueError", "bad", [])
+
+    monkeypatch.setattr(papermill, "execute_notebook", executes)
+    previous = tmp_path / "control.ipynb"
+    previous.write_text("previous")
+    rerun = SimpleNamespace(out=tmp_path, study=SimpleNamespace(name="control"),
+                            notebook=tmp_path / "source.ipynb", parameters={})
+    plan = SimpleNamespace(tracks=lambda: [])
+    if stop is None:
+        assert rerun_study.execute(rerun, plan) == previous and previous.read_text() == "partial"
+        assert sorted(f.name for f in tmp_path.iterdir()) == ["control.ipynb"]
+        return
+    with pytest.raises(SystemExit) as e:
+        rerun_study.execute(rerun, plan)
+    line = str(e.value.code)
+    assert "\n" not in line and str(tmp_path / "control.failed.ipynb") in line
+    assert ("kernel died" in line) == (stop == "kernel") and ("ValueError: bad" in line) == (
+        stop == "cell")
+    assert previous.read_text() == "previous"
+    assert (tmp_path / "control.failed.ipynb").read_text() == "partial"
+    assert not (tmp_path / "control.running.ipynb").exists()
+
+
+def test_a_page_that_cannot_be_written_leaves_the_old_page_and_no_temporary_file(tmp_path,
+                                                                               monkeypatch):
+    from anchorkit.pages import standalone
+
+    page = tmp_path / "control.html"
+    page.write_text("old page")
+    monkeypatch.setattr(standalone, "render", lambda nb: "new page")
+    real = Path.write_text
+
+    def full_disk(self, text, *a, **k):
+        real(self, text[:3], *a, **k)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        standalone.write("nb.ipynb", page)
+    monkeypatch.undo()
+    assert page.read_text() == "old page" and [f.name for f in tmp_path.iterdir()] == [page.name]

@@ -4,8 +4,8 @@ Beside every file it writes, the run store writes ``<file>.sha256``: the SHA-256
 and, for a run's own files (weights, trajectory, meta), the run they belong to (``run=<hash>``).
 Every read checks the digest, and a run's file is read only for the run its digest names: a
 flipped bit, a truncated copy, a file without its digest or another run's file copied with its
-digest is refused with its path (``StoreError``). Files are created readable by the group and
-others, so that the users of a shared store or cluster can read them.
+digest is refused with its path (``StoreError``). Files and folders are created readable by the
+group and others (whatever the umask), so that the users of a shared store or cluster can read them.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Callable
 import pandas as pd
 import pyarrow as pa
 
-from anchorkit.core.paths import DIGEST, remedy
+from anchorkit.core.paths import DIGEST, make_folder, remedy
 
 FILE_MODE = 0o644  # readable by the group and others (mkstemp's default is 0600)
 OWNER = "run="  # how a digest line names the run its file belongs to
@@ -33,7 +33,7 @@ class StoreError(RuntimeError):
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it onto ``path``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
@@ -60,7 +60,7 @@ def write_verified(path: Path, write: Callable[[Path], None], run: str | None = 
     old file's while the data is renamed into place, then the new one alone. A kill at any point
     leaves a file that verifies."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     side = path.with_name(path.name + DIGEST)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)

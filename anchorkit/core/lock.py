@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator
 
+from anchorkit.core.paths import make_folder
+
 WAIT = 3600.0  # seconds a writer waits for a run's lock before it gives up
 POLL = 0.5
 
@@ -49,7 +51,7 @@ def held(path, wait: float = WAIT, say: Callable[[str], None] = _say) -> Iterato
     """Hold the lock at ``path`` for the block; where another writer holds it, say so once and
     wait up to ``wait`` seconds (``LockTimeout`` naming the holder after that)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     with open(path, "a+") as fd:
         if not _take(fd):
             say(f"waiting for {path}, held by {holder(path)} (giving up after {wait:g} s)")

@@ -102,12 +102,25 @@ def check_outside_tracked(name: str, path) -> Path:
     return resolved(path)
 
 
+DIR_MODE = 0o755  # folders readable by the group and others, whatever the umask (077: 0700)
+
+
+def make_folder(folder: Path) -> Path:
+    """``folder`` and its missing parents, each made readable by the group and others."""
+    folder = Path(folder)
+    missing = [d for d in (folder, *folder.parents) if not d.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    for d in missing:
+        os.chmod(d, DIR_MODE)
+    return folder
+
+
 def check_writable(name: str, folder) -> Path:
     """``folder`` (made if missing) once a file can be created in it; else a ``ParameterError``
     naming the parameter, before any work starts."""
     folder = resolved(folder)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".writable-"):
             pass
     except OSError as e:

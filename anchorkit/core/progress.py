@@ -27,6 +27,8 @@ from typing import Iterable, Sequence
 
 from tqdm.std import tqdm
 
+from anchorkit.core.paths import make_folder
+
 PROGRESS = "progress"  # the folder in the run store
 POLL_SECONDS = 0.5
 KINDS = {"training": "epoch", "sweep": "direction", "pairs": "pair"}  # kind → its unit
@@ -70,7 +72,7 @@ def report(track: Track, done: int, start: int = 0) -> None:
     (epochs of a resumed run)."""
     tmp = track.file.with_name(f".{track.file.name}.{os.getpid()}.{threading.get_ident()}")
     try:
-        track.file.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(track.file.parent)
         tmp.write_text(json.dumps({"done": done, "start": start, "total": track.total}))
         os.replace(tmp, track.file)
     except OSError:

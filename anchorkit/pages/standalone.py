@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
 import re
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import nbformat
 import yaml
 from markdown_it import MarkdownIt
 
+from anchorkit.core.files import atomic_write
 from anchorkit.core.store import REPO
 
 CSS = REPO / "book" / "_static" / "anchorkit.css"
@@ -192,9 +192,6 @@ def render(notebook, title: str | None = None) -> str:
 
 def write(notebook, where) -> Path:
     """Render ``notebook`` to the HTML file ``where`` (written whole, then renamed into place)."""
-    where = Path(where)
-    where.parent.mkdir(parents=True, exist_ok=True)
-    tmp = where.with_name(f".{where.name}.tmp")
-    tmp.write_text(render(notebook))
-    os.replace(tmp, where)
+    where, text = Path(where), render(notebook)
+    atomic_write(where, lambda p: p.write_text(text))  # a failed write leaves no temporary file
     return where
