@@ -104,12 +104,16 @@ class Graph:
 
 
 def ensembles(runs: list[RunConfig], store, size: int = ENSEMBLE_RUNS) -> list[list[RunConfig]]:
-    """The unfinished runs, grouped into ensembles of at most ``size`` runs that share a shape
-    and an optimizer, in the order given."""
+    """The unfinished runs, grouped into ensembles of at most ``size`` runs that share a shape,
+    an optimizer and the epoch they resume from (their last checkpoint's, or 0), in the order
+    given: one task trains one ensemble from one epoch, so that its plan and its bar count the
+    epochs it trains (runs resumed from different epochs would train one after the other)."""
     groups: dict[tuple, list[RunConfig]] = {}
     for c in runs:
         if not store.has_final(c):
-            groups.setdefault((c.shape_key(), c.optimizer), []).append(c)
+            ckpt = store.load_checkpoint(c)
+            start = ckpt["epoch"] if ckpt else 0
+            groups.setdefault((c.shape_key(), c.optimizer, start), []).append(c)
     return [g[i:i + size] for g in groups.values() for i in range(0, len(g), size)]
 
 

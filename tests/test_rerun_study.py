@@ -120,6 +120,29 @@ def test_a_resumed_ensemble_counts_only_the_epochs_it_trains(store):
     assert bar.n == 4
 
 
+def test_runs_resumed_from_different_epochs_are_ensembles_of_their_own(store):
+    """Two runs stopped at epoch 2 and two never started: two training tasks, one resumed at
+    epoch 2, so that each task trains one ensemble from one epoch and its bar counts its epochs
+    (one task holding both trained them one after the other, and its bar stood still at the
+    end of the first while the second trained)."""
+    from anchorkit.core.train import train
+    from anchorkit.executor import ensembles
+
+    stopped, fresh = [small(seed=s, epochs=6) for s in (1, 2)], [small(seed=s, epochs=6)
+                                                                 for s in (3, 4)]
+
+    def stop(epoch):
+        if epoch == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(stopped, store, progress=False, on_epoch_end=stop)
+    groups = ensembles(stopped + fresh, store)
+    assert groups == [stopped, fresh]
+    assert [store.load_checkpoint(c)["epoch"] for c in stopped] == [2, 2]
+    assert store.load_checkpoint(fresh[0]) is None
+
+
 def test_a_sweep_task_reports_each_direction_and_answers_as_one_sweep(store):
     from anchorkit.measures.answers import sweep_answers
     from anchorkit.pairs import SWEEP_CHUNK
