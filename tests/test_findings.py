@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from anchorkit.measures.verdicts import UNDECIDED
+from anchorkit.pages.screens import CLAIM_ID
 
 IDS = ["P0", "P1", "P2", "E3a", "E3b", "E3c", "E3e"]
 PREMISE_MISSING = pd.DataFrame({"id": IDS, "verdict": ["not reproduced"] * 3 + [UNDECIDED] * 4})
@@ -53,9 +54,11 @@ def test_the_report_answers_follow_the_tables():
     assert formed["e1"].startswith("the numbers favour the alternative")
     assert "does not depend on e₁ being an axis" in formed["e2"] and "cannot say" not in formed["e2"]
     # existence and size said apart: a size rule never speaks for existence
-    assert "plain Adam builds no privileged basis beyond the share tolerance (P0 not " in held["e3"]
-    assert ("plain Adam builds a privileged basis (P0 reproduced); its size against the source's "
-            "about half: P2 cannot be decided") in formed["e3"]
+    assert ("plain Adam builds no privileged basis beyond the share tolerance (the ledger: not "
+            in held["e3"])
+    assert ("plain Adam builds a privileged basis (the ledger: reproduced); one axis holding "
+            "about half the energy, as in the source: cannot be decided") in formed["e3"]
+    assert not any(CLAIM_ID.search(t) for t in [*held.values(), *formed.values()])
     size_only = claims.assign(verdict=[UNDECIDED, "reproduced", "reproduced"] + [UNDECIDED] * 4)
     assert "whether plain Adam builds a privileged basis cannot be decided" in report_answers(
         results, alignment, size_only)["e1"]
@@ -128,10 +131,22 @@ def test_the_ledger_headline_counts_each_regime_on_its_own():
     second = weak.assign(verdict=["reproduced", "reproduced", UNDECIDED])
     text = ledger_top({"weak-basis regime": weak, "second regime": second})
     assert text.startswith("Of the 3 findings")
-    assert ("in the weak-basis regime 1 reproduce (E1a), 1 do not (P1), 0 cannot be decided at "
-            "this number of seeds (none) and 1 cannot be compared (E2a)") in text
-    assert ("in the second regime 2 reproduce (P1, E1a), 0 do not (none), 1 cannot be decided at "
-            "this number of seeds (E2a)") in text
+    assert ("in the weak-basis regime 1 reproduce, 1 do not, 0 cannot be decided at this number "
+            "of seeds and 1 cannot be compared") in text
+    assert ("in the second regime 2 reproduce, 0 do not, 1 cannot be decided at this number of "
+            "seeds and 0 cannot be compared") in text
+    assert not CLAIM_ID.search(text)  # the claims are named on the ledger page, not here
+
+
+def test_verdicts_are_counted_in_words_never_by_id():
+    from anchorkit.studies.rotated_basis.findings import counted
+
+    v = pd.Series(["reproduced", "not reproduced", "not reproduced", UNDECIDED],
+                  index=["E3a", "E3b", "E3c", "E3e"])
+    assert counted(v, "of the claims") == (f"1 of the claims reproduced, 2 not reproduced, 1 "
+                                           f"{UNDECIDED}")
+    assert counted(v.iloc[1:2], "of the claims") == "1 of the claims not reproduced"
+    assert counted(v.iloc[:0], "of the claims") == "none of the claims"
 
 
 def test_a_page_shows_the_second_regime_only_where_its_tables_are_written(tmp_path):

@@ -192,7 +192,7 @@ E2_HEADERS = {
 
 
 def e2_table(e2: pd.DataFrame, regime: Regime):
-    return by_seed(e2, E2_HEADERS, f"E2 per seed (columns), {regime.title}, full dose. Raw removal: "
+    return by_seed(e2, E2_HEADERS, f"Removal per seed (columns), {regime.title}, full dose. Raw removal: "
                    "drop of difference on the anchored run as a share of its span (clean score minus "
                    "the null, the level of a model doing another op). Control drop: the same on the "
                    "control under the same edit. Control, other ops: the largest drop of another op on "
@@ -225,7 +225,7 @@ def _e3_headers() -> dict[str, str]:
 
 
 def e3_table(e3: pd.DataFrame, regime: Regime):
-    return by_seed(e3, _e3_headers(), f"E3 per seed (columns), {regime.title}, rotated runs, last "
+    return by_seed(e3, _e3_headers(), f"The basis per seed (columns), {regime.title}, rotated runs, last "
                    "slice. Top rotated share: the largest energy share along the seed's rotated axes. "
                    "Spike share: the share of the spike, the rotated axis with at least twice the "
                    "energy of any other at the syntax positions (– where the run has none). Top-axis "

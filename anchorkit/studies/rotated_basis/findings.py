@@ -15,7 +15,7 @@ from scipy.stats import binomtest, wilcoxon
 
 from anchorkit.measures import criteria
 from anchorkit.formatting import count, count_moved, number, paired, summary
-from anchorkit.rules import tally, verdict_list
+from anchorkit.rules import tally
 from anchorkit.rules.base import E2A_SOURCE, KEPT_LINE, removal_se
 from anchorkit.measures.stats import loss_rate
 from anchorkit.measures.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
@@ -192,8 +192,11 @@ def premise_words(verdict: pd.Series) -> str:
               NOT_REPRODUCED: "plain Adam builds no privileged basis beyond the share tolerance",
               }.get(verdict["P0"], "whether plain Adam builds a privileged basis cannot be "
                                    "decided at this number of seeds")
-    return (f"{exists} (P0 {verdict['P0']}); its size against the source's about half: "
-            f"P2 {verdict['P2']}")
+    return (f"{exists} (the ledger: {verdict['P0']}); one axis holding about half the energy, "
+            f"as in the source: {verdict['P2']}")
+
+
+E3_CLAIMS = ("E3a", "E3b", "E3c", "E3e")  # the ledger's claims the E3 answer counts
 
 
 def _e1(results: pd.DataFrame, alignment: pd.DataFrame, premise: bool, undecided: str,
@@ -281,33 +284,42 @@ def report_answers(results: pd.DataFrame, alignment: pd.DataFrame, claims: pd.Da
              else "the largest share does not move onto the rotated axes")
           + (", at the source's size" if verdict["E3a"] == "reproduced" else
              ", not at the source's size")
-          + f" (E3a {verdict['E3a']}, E3b {verdict['E3b']}, E3c {verdict['E3c']}, "
-          f"E3e {verdict['E3e']})"
+          + f" ({counted(verdict[list(E3_CLAIMS)], 'of the ledger’s claims on it')})"
           + f"; {premise_words(verdict)}")
-    ids = {v: ", ".join(claims[claims.verdict == v].id) or "none"
-           for v in (REPRODUCED, UNDECIDED, NOT_REPRODUCED)}
-    discussion = (f"Against the source report, the ledger reads: reproduced {ids[REPRODUCED]}; "
-                  f"cannot be decided at this number of seeds {ids[UNDECIDED]}; not reproduced "
-                  f"{ids[NOT_REPRODUCED]}"
+    discussion = (f"Against the source report: {counted(verdict, 'of its findings')}, each "
+                  "named with its rule on the ledger page"
                   + (". Whether an anchor needs the optimizer's privileged basis can only be "
                      "answered where that basis forms, and in this regime our runs do not show "
-                     "that it does (P0)" if not premise else ""))
+                     "that it does" if not premise else ""))
     return {"e1": _e1(results, alignment, premise, undecided, tolerance),
             "e2": _e2(results, premise, undecided, tolerance), "e3": e3,
             "discussion": discussion}
 
 
+def counted(verdicts: pd.Series, what: str) -> str:
+    """Verdicts counted in words, ``2 of the ledger's claims on it reproduced, 1 not, 1 cannot be
+    decided at this number of seeds``: the claims by their number, never by their ids (those are
+    the ledger's), the verdicts that occur only."""
+    n = verdicts.value_counts()
+    said = [(n[v], w) for v, w in ((REPRODUCED, "reproduced"), (NOT_REPRODUCED, "not reproduced"),
+                                   (UNDECIDED, "cannot be decided at this number of seeds"),
+                                   (NOT_COMPARABLE, "cannot be compared")) if n.get(v, 0)]
+    if not said:
+        return f"none {what}"
+    (first, word), rest = said[0], said[1:]
+    return ", ".join([f"{first} {what} {word}"] + [f"{k} {w}" for k, w in rest])
+
+
 def ledger_top(claims_by_regime: dict[str, pd.DataFrame]) -> str:
-    """The ledger's counts in one sentence, regime by regime (title → that regime's ledger)."""
+    """The ledger's counts in one sentence, regime by regime (title → that regime's ledger); the
+    claims themselves are named on the ledger page."""
     parts = []
     for title, claims in claims_by_regime.items():
         n = tally(claims)
         parts.append(
-            f"in the {title} {n[REPRODUCED]} reproduce ({verdict_list(claims, REPRODUCED)}), "
-            f"{n[NOT_REPRODUCED]} do not ({verdict_list(claims, NOT_REPRODUCED)}), "
-            f"{n[UNDECIDED]} cannot be decided at this number of seeds "
-            f"({verdict_list(claims, UNDECIDED)}) and {n[NOT_COMPARABLE]} cannot be compared "
-            f"({verdict_list(claims, NOT_COMPARABLE)})")
+            f"in the {title} {n[REPRODUCED]} reproduce, {n[NOT_REPRODUCED]} do not, "
+            f"{n[UNDECIDED]} cannot be decided at this number of seeds and "
+            f"{n[NOT_COMPARABLE]} cannot be compared")
     total = len(next(iter(claims_by_regime.values())))
     return (f"Of the {total} findings of the source report that our runs were set against, "
             + "; ".join(parts))
