@@ -125,3 +125,41 @@ def test_the_picture_of_the_answer_draws_every_regime_and_greys_those_that_canno
         n = len(q.paired_differences(t["results"]))
         assert (diffs.row == f"{r.title} ({n} seeds)").sum() == n
     charts.answer_picture(diffs, summary, q.MARGIN).to_dict()  # a valid chart
+
+
+def test_the_confirmation_s_row_follows_its_regime_once_its_tables_are_committed(tmp_path):
+    """Pending (no tables), the picture has one row per regime; once the confirmation's tables are
+    written (constructed readings here, in a reports folder of their own), its row follows the
+    regime it asks again: its 24 fresh seeds' differences and its own interval, asked."""
+    import numpy as np
+
+    from anchorkit.ledger import ledger
+    from anchorkit.pages import asked
+    from anchorkit.provenance import read_tables, write_study
+    from anchorkit.studies.rotated_basis import confirmation as c, confirming
+
+    r = c.REGIME
+    shown = {r: read_tables(r.reports(ROOT / "reports") / "rotated-basis")}
+    claims = {r: ledger(r.reports(ROOT / "reports"), r.title)}
+    _, pending = asked.answer_data(shown, claims, reports=tmp_path)
+    assert len(pending) == 1
+    rng = np.random.default_rng(5)
+    rows = []
+    for s in c.SEEDS:
+        base, gain = rng.normal(0.6, 0.05), rng.normal(0.1, 0.05)
+        for epoch in (c.EARLIER, c.EPOCHS):
+            rows += [{"seed": s, "optimizer": "adam", "epoch": epoch, "raw_removal": base,
+                      "removal_net_of_reference": base, "loss": 0.3},
+                     {"seed": s, "optimizer": "rotated", "epoch": epoch, "raw_removal": base + gain,
+                      "removal_net_of_reference": base + gain, "loss": 0.3}]
+    t = confirming.tables(pd.DataFrame(rows), shown[r]["results"])
+    write_study(r.reports(tmp_path) / c.FOLDER, t, c.FOLDER, list(c.SEEDS), "paper", c.runs(),
+                0.0, {}, r.name)
+    diffs, summary = asked.answer_data(shown, claims, reports=tmp_path)
+    assert len(summary) == 2 and summary.iloc[1].asked
+    row = summary.iloc[1]
+    assert row.row == f"{r.title}, fresh seeds (24 seeds, confirmation)"
+    mine = diffs[diffs.row == row.row].set_index("seed").difference
+    assert sorted(mine.index) == list(c.SEEDS)
+    assert row["median"] == pytest.approx(float(np.median(mine)))
+    assert row.low <= row["median"] <= row.high

@@ -7,9 +7,12 @@ from __future__ import annotations
 import pandas as pd
 
 from anchorkit import question
+from anchorkit.core.paths import REPORTS
 from anchorkit.formatting import captioned
 from anchorkit.pages import screens
+from anchorkit.provenance import read_tables
 from anchorkit.regimes import Regime
+from anchorkit.studies.rotated_basis import confirmation
 
 
 def question_answers(facts: dict[Regime, screens.RegimeFacts]) -> dict[Regime, str]:
@@ -43,11 +46,13 @@ def question_tables(shown: dict[Regime, dict]) -> list:
 REASONS = {screens.ABSENT: "no privileged basis", screens.UNDECIDED_PREMISE: "basis undecided"}
 
 
-def answer_data(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame]
-                ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def answer_data(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame],
+                reports=REPORTS) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The picture of the answer's two tables (``charts.answer_picture``): per regime shown, each
     seed's rotated − plain raw removal, and the median with its exact interval, whether the
-    regime can ask the question and, where it cannot, why in a few words."""
+    regime can ask the question and, where it cannot, why in a few words; after the regime the
+    confirmation asks again, the confirmation's row, once its tables are committed under
+    ``reports`` (its fresh seeds' differences at the end of training, its interval on them)."""
     diffs, summary = [], []
     for r, t in shown.items():
         f = screens.regime_facts(r, claims[r], t)
@@ -58,4 +63,22 @@ def answer_data(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame]
         summary.append({"row": row, "median": q["median difference"], "low": q["interval low"],
                         "high": q["interval high"], "asked": f.answerable,
                         "reason": "" if f.answerable else REASONS.get(f.premise, "recipe fails")})
+        if confirmation.status(r, reports) not in (None, confirmation.PENDING):
+            d, q = confirmation_row(r, reports)
+            row = f"{r.title}, fresh seeds ({len(d)} seeds, confirmation)"
+            diffs.append(pd.DataFrame({"row": row, "seed": d.index, "difference": d.values}))
+            summary.append({"row": row, "median": q["median difference"],
+                            "low": q["interval low"], "high": q["interval high"], "asked": True,
+                            "reason": ""})
     return pd.concat(diffs, ignore_index=True), pd.DataFrame(summary)
+
+
+def confirmation_row(regime: Regime, reports=REPORTS) -> tuple[pd.Series, pd.Series]:
+    """The confirmation's committed primary reading: each fresh seed's rotated − plain raw
+    removal at the end of training, and its row of the confirmation's table (the new seeds'
+    look: median, exact interval)."""
+    t = read_tables(regime.reports(reports) / confirmation.FOLDER)
+    final = t["readings"][t["readings"].epoch == confirmation.EPOCHS]
+    rows = t["confirmation"]
+    mine = rows[(rows.measure == confirmation.PRIMARY) & (rows.look == "new seeds")].iloc[0]
+    return question.paired_differences(final, confirmation.PRIMARY), mine
