@@ -157,9 +157,30 @@ def test_the_confirmation_s_row_follows_its_regime_once_its_tables_are_committed
                 0.0, {}, r.name)
     diffs, summary = asked.answer_data(shown, claims, reports=tmp_path)
     assert len(summary) == 2 and summary.iloc[1].asked
+    outcome = t["outcome"].outcome.iloc[0]
+    assert asked.confirmation_text(r, reports=tmp_path) == c.SAYS[outcome]
+    *tables, picture = asked.confirmation_shown(r, reports=tmp_path)
+    assert len(tables) == 2 and len(picture.to_dict()["layer"]) == 3
     row = summary.iloc[1]
     assert row.row == f"{r.title}, fresh seeds (24 seeds, confirmation)"
     mine = diffs[diffs.row == row.row].set_index("seed").difference
     assert sorted(mine.index) == list(c.SEEDS)
     assert row["median"] == pytest.approx(float(np.median(mine)))
     assert row.low <= row["median"] <= row.high
+
+
+def test_a_pending_confirmation_says_how_many_pairs_are_published_and_none_measured(tmp_path):
+    """Pending, the report counts the confirmation's pairs with both arms published (a seed with
+    one arm only is not a pair), and shows no table; a regime it does not ask says nothing."""
+    from anchorkit.pages import asked
+    from anchorkit.regimes import WEAK
+    from anchorkit.studies.rotated_basis import confirmation as c
+
+    index = pd.DataFrame({"seed": [720, 720, 721, 721, 722, 704],
+                          "optimizer": ["adam", "rotated"] * 2 + ["adam", "adam"],
+                          "set": ["confirmation"] * 5 + [None]})
+    index.to_parquet(tmp_path / "index.parquet")
+    said = asked.confirmation_text(c.REGIME, reports=tmp_path, published=tmp_path)
+    assert said.startswith("Not yet judged") and "2 of its 24 pairs are trained and published" in said
+    assert asked.confirmation_shown(c.REGIME, reports=tmp_path) == []
+    assert asked.confirmation_text(WEAK, reports=tmp_path, published=tmp_path) is None

@@ -4,12 +4,14 @@ else what it lacks, and the test's table in every regime shown."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from anchorkit import question
-from anchorkit.core.paths import REPORTS
+from anchorkit.core.paths import PUBLISHED, REPORTS
 from anchorkit.formatting import captioned
-from anchorkit.pages import screens
+from anchorkit.pages import charts, screens
 from anchorkit.provenance import read_tables
 from anchorkit.regimes import Regime
 from anchorkit.studies.rotated_basis import confirmation
@@ -82,3 +84,42 @@ def confirmation_row(regime: Regime, reports=REPORTS) -> tuple[pd.Series, pd.Ser
     rows = t["confirmation"]
     mine = rows[(rows.measure == confirmation.PRIMARY) & (rows.look == "new seeds")].iloc[0]
     return question.paired_differences(final, confirmation.PRIMARY), mine
+
+
+def confirmation_text(regime: Regime, reports=REPORTS, published=PUBLISHED) -> str | None:
+    """What the report says of the confirmation where it asks this regime's question again
+    (None elsewhere): pending, how many of its pairs are trained and published (none measured
+    until all are); committed, its outcome in the words fixed before its runs."""
+    state = confirmation.status(regime, reports)
+    if state is None:
+        return None
+    if state != confirmation.PENDING:
+        return confirmation.SAYS[state]
+    index = pd.read_parquet(Path(published) / "index.parquet")
+    mine = index[index["set"] == confirmation.FOLDER] if "set" in index else index.iloc[:0]
+    pairs = int((mine.groupby("seed").optimizer.nunique() == 2).sum())
+    return (f"Not yet judged: its rule was committed before any of its {len(confirmation.SEEDS)} "
+            f"fresh seeds trained ({{doc}}`/book/methods`, *The confirmation*); {pairs} of its "
+            f"{len(confirmation.SEEDS)} pairs are trained and published so far, and none is "
+            f"measured until all are.")
+
+
+def confirmation_shown(regime: Regime, reports=REPORTS) -> list:
+    """The confirmation's committed tables and picture as the report shows them (none while
+    pending): its readings of the primary and secondary measures on the new seeds and pooled, its
+    two analyses of the new seeds, and the paired difference at the earlier epoch and the end."""
+    if confirmation.status(regime, reports) in (None, confirmation.PENDING):
+        return []
+    t = read_tables(regime.reports(reports) / confirmation.FOLDER)
+    rows = t["confirmation"]
+    return [captioned(rows, {c: c for c in rows.columns},
+                      f"The confirmation, {regime.title}: each measure (rotated − plain, per "
+                      "seed) on the fresh seeds alone at 95% and pooled with the exploratory "
+                      "seeds at the wider interval of a second look; the one-sided exact "
+                      "signed-rank p, and whether each test passes."),
+            captioned(t["analyses"], {c: c for c in t["analyses"].columns},
+                      "The confirmation's analyses of the fresh seeds (they judge no claim): "
+                      "the paired difference at the earlier epoch against the end, and against "
+                      "the twins' difference in final training loss."),
+            charts.training_length_chart(t["readings"], confirmation.PRIMARY,
+                                         confirmation.EARLIER, confirmation.EPOCHS)]

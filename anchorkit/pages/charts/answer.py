@@ -77,3 +77,25 @@ def _side(text: str, x: float, align: str):
         align=align, baseline="bottom", dy=-4 - 14 * text.count("\n"), fontSize=12,
         lineBreak="\n").encode(
         x="x:Q", y=alt.value(0), text="t:N")
+
+
+def training_length_chart(readings: pd.DataFrame, measure: str, earlier: int, final: int,
+                          width: int = 260):
+    """The confirmation's training-length analysis as a picture: each fresh seed's rotated −
+    plain ``measure`` at epoch ``earlier`` and at the end (``final``), joined by a thin line, the
+    median over seeds in bold; zero marked. ``readings``: seed, optimizer, epoch, ``measure``."""
+    _require(readings, ["seed", "optimizer", "epoch", measure], "training_length_chart")
+    wide = readings[readings.epoch.isin([earlier, final])].pivot_table(
+        index=["seed", "epoch"], columns="optimizer", values=measure)
+    d = (wide["rotated"] - wide["adam"]).rename("difference").reset_index()
+    med = d.groupby("epoch", as_index=False).difference.median()
+    x = alt.X("epoch:O", title="epoch of training", axis=alt.Axis(labelAngle=0))
+    y = alt.Y("difference:Q", title="rotated − plain, per seed")
+    seeds = alt.Chart(d).mark_line(point=True, opacity=0.35, color="#777777").encode(
+        x=x, y=y, detail="seed:N", tooltip=["seed:Q", "epoch:O",
+                                            alt.Tooltip("difference:Q", format=".3f")])
+    bold = alt.Chart(med).mark_line(point=True, strokeWidth=3, color="#d95f02").encode(
+        x=x, y=y, tooltip=["epoch:O", alt.Tooltip("difference:Q", format=".3f",
+                                                  title="median")])
+    zero = alt.Chart(pd.DataFrame({"z": [0.0]})).mark_rule(color="#777").encode(y="z:Q")
+    return alt.layer(zero, seeds, bold).properties(width=width, height=220)
