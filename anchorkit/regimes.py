@@ -128,7 +128,8 @@ SECOND = Regime("no-positions-no-biases-lr-decayed",
                 title="second regime", glue="-second",
                 origin=("chosen after the {doc}`optimizer scout <optimizer-scout>`, on the "
                         "calibration seeds only, from the premise of the rotated arm, the arm the "
-                        "report's E2 and E3 are about (the scout's own rule did not adopt it)"))
+                        "report's claims on removal and on the basis are about (the scout's own "
+                        "rule did not adopt it)"))
 
 # every regime the scout screens, by name
 SCREENED: dict[str, Regime] = {r.name: r for r in (

@@ -341,6 +341,52 @@ def test_every_chart_has_a_caption_under_it(html, browser):
     assert missing == {}
 
 
+class _Reading(HTMLParser):
+    """What a reader reads in a page's article, glued text included: every word outside tables,
+    code, scripts, styles and drawings, and apart the words inside links to the ledger (where a
+    claim's id is its key)."""
+
+    SKIP = {"pre", "code", "script", "style", "table", "svg"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[tuple[str, str]] = []
+        self.words: list[str] = []
+        self.ledger_links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in ("br", "img", "hr", "meta", "link", "input", "col", "source"):
+            self.stack.append((tag, dict(attrs).get("href") or ""))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            t, _ = self.stack.pop()
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        tags = [t for t, _ in self.stack]
+        if "article" not in tags or self.SKIP & set(tags):
+            return
+        ledger = any(t == "a" and "reproduction-ledger" in h for t, h in self.stack)
+        (self.ledger_links if ledger else self.words).extend(data.split())
+
+
+@pytest.mark.parametrize("page", [REPORT, "book/intro.html"])
+def test_no_claim_id_in_the_report_s_or_the_introduction_s_prose(html, page):
+    """Issue 70: a claim, or a section of claims (E1-E3), is named by its words outside the
+    ledger; its id appears only in links to the ledger (and in tables, whose rows are keyed by
+    it)."""
+    from anchorkit.pages.screens import CLAIM_ID
+
+    p = _Reading()
+    p.feed((html / page).read_text())
+    text = " ".join(p.words)
+    assert len(p.words) > 1000, page  # the article was read
+    found = [m.group(0) for m in CLAIM_ID.finditer(text)] + re.findall(r"\bE[1-3]\b", text)
+    assert not found, (page, found[:20])
+
+
 class _Tables(HTMLParser):
     """Every table of a page: its caption and its rows of cell texts."""
 
