@@ -248,3 +248,20 @@ def test_the_question_answer_is_read_from_the_paired_results():
     assert a.rotated[1] < a.rotated[0] < a.rotated[2]
     one_arm = pd.DataFrame([r for r in rows if r["optimizer"] == "rotated"])
     assert screens.question_answer(one_arm) is None
+
+
+def test_e1_to_e3_are_answered_only_where_the_question_can_be_asked():
+    """Given the regimes that can ask the question, E1-E3 and the discussion list those only,
+    while the question's own answer keeps a line per regime (where what a regime cannot ask is
+    said once); without them, every regime."""
+    from anchorkit.pages import report_page
+    from anchorkit.regimes import REPORT
+
+    glued = {r.key(f"answer-{q}"): f"{q} in the {r.title}" for r in REPORT
+             for q in (*report_page.QUESTIONS, "question")}
+    shown = {r: {} for r in REPORT}
+    lists = report_page.answer_lists(glued, shown, asking=REPORT[-1:])
+    for q in report_page.QUESTIONS:
+        assert lists[f"answers-{q}"].count("\n") == 0 and REPORT[-1].title in lists[f"answers-{q}"]
+    assert lists["answers-question"].count("\n") == len(REPORT) - 1
+    assert report_page.answer_lists(glued, shown) == report_page.answer_lists(glued, shown, REPORT)

@@ -45,6 +45,13 @@ def question_tables(shown: dict[Regime, dict]) -> list:
     return out
 
 
+def asking(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame]) -> tuple[Regime, ...]:
+    """The regimes shown that can ask the report's question (``screens.regime_facts``), in the
+    order shown; every regime shown where none can (nothing is then left out)."""
+    can = tuple(r for r, t in shown.items() if screens.regime_facts(r, claims[r], t).answerable)
+    return can or tuple(shown)
+
+
 REASONS = {screens.ABSENT: "no privileged basis", screens.UNDECIDED_PREMISE: "basis undecided"}
 
 

@@ -81,25 +81,29 @@ def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame
 QUESTIONS = ("e1", "e2", "e3", "discussion")  # the report's answers, one per regime each
 
 
-def answer_lists(glued: dict[str, str], shown: dict) -> dict[str, str]:
-    """Each question's answers as one Markdown list, a line per regime of the report (in
-    ``regimes_of`` order, each answer marked as computed), glued as ``answers-<question>``: a
-    regime added to the report is one more line, with no page markdown to write."""
-    return {f"answers-{q}": regime_list({r: glued[r.key(f"answer-{q}")] for r in regimes_of(shown)})
+def answer_lists(glued: dict[str, str], shown: dict, asking=None) -> dict[str, str]:
+    """Each question's answers as one Markdown list glued as ``answers-<question>``, a line per
+    regime (``regimes_of`` order, marked as computed; a regime added is one more line): the
+    report's own question in every regime (what one cannot ask is said there, once), E1–E3 and
+    the discussion in those ``asking`` only (``asked.asking``; None: every regime)."""
+    every = regimes_of(shown)
+    told = [r for r in every if asking is None or r in asking]
+    return {f"answers-{q}": regime_list({r: glued[r.key(f"answer-{q}")]
+                                         for r in (every if q == "question" else told)})
             for q in (*QUESTIONS, "question")}
 
 
-# the page's findings said once per regime, each as a list glued as ``<finding>-each``, and the
-# words that lead each line (the finding's text is a clause: "moved on 2 of 5 seeds …")
+# each finding said once per regime as a list glued ``<finding>-each``, with its lines' lead words
 EACH = {"moved-rotated": "falloff's spike ", "later-moved": "falloff's spike ",
         "syntax-vector": "", "pred-mirror": "", "pred-e1": ""}
 
 
-def each_lists(glued: dict[str, str], shown: dict) -> dict[str, str]:
+def each_lists(glued: dict[str, str], shown: dict, asking=None) -> dict[str, str]:
     """Every finding of ``EACH`` that ``glued`` holds (``summary_figures``, ``later_figures``,
-    ``prediction_figures``), as one Markdown list with a line per regime of the report: the
-    page's markdown names no regime, so one added to the report is one more line."""
-    return {f"{base}-each": regime_list({r: lead + glued[r.key(base)] for r in regimes_of(shown)})
+    ``prediction_figures``) as one Markdown list, a line per regime (of those ``asking``, if
+    given): the page's markdown names no regime, so one added to the report is one more line."""
+    told = [r for r in regimes_of(shown) if asking is None or r in asking]
+    return {f"{base}-each": regime_list({r: lead + glued[r.key(base)] for r in told})
             for base, lead in EACH.items() if DEFAULT.key(base) in glued}
 
 
