@@ -164,3 +164,27 @@ def test_the_verdict_grid_reads_without_colour_a_glyph_in_every_cell_and_in_the_
     legend = json.dumps(spec, ensure_ascii=False)
     assert all(g in legend for g in charts.VERDICT_GLYPHS.values())
     assert "#1a9850" not in legend and "#d73027" not in legend  # no red/green pair
+
+
+def test_the_paired_removal_panels_share_one_y_scale_and_short_arm_labels():
+    """Issue 70: raw and net removal are compared side by side, so they share a y scale; the arms
+    are named by their first word under two narrow columns (the full names overlapped)."""
+    import pandas as pd
+
+    from anchorkit.pages import charts
+
+    r = pd.DataFrame({"seed": [1, 1, 2, 2], "optimizer": ["adam", "rotated"] * 2,
+                      "raw_removal": [0.5, 0.7, 0.6, 0.8], "net_removal": [0.1, 0.2, 0.3, 0.4]})
+    spec = charts.e2_pairs(r).to_dict()
+    assert spec["resolve"]["scale"]["y"] == "shared"
+    axis = spec["hconcat"][0]["layer"][0]["encoding"]["x"]["axis"]
+    assert axis["labelExpr"] == charts.SHORT_ARM
+
+
+def test_each_regime_s_alignment_panel_draws_its_own_recipe_s_pull():
+    from anchorkit.pages import charts
+    from anchorkit.regimes import RECALIBRATED, WEAK
+
+    pulls = {r: charts.recipe_weights(r.settings("falloff")["recipe"]).query("term == 'pull'")
+             .weight.iloc[0] for r in (WEAK, RECALIBRATED)}
+    assert pulls[RECALIBRATED] == 0.3 and pulls[WEAK] == 0.1

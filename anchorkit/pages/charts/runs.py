@@ -236,13 +236,17 @@ def over_training(premise: pd.DataFrame, measure: str, title: str, log: bool = F
 
 
 
+# an arm's name on an axis of two narrow columns: its first word (the full name is in the tooltip)
+SHORT_ARM = "split(datum.label, ' ')[0]"
+
+
 def paired_by_seed(results: pd.DataFrame, column: str, title: str, threshold: float | None = None):
     """One value per run for the rotated runs and their plain-Adam twins, joined by a line per
     seed (a paired dot plot); a dashed rule at ``threshold``."""
     _require(results, ["seed", "optimizer", column], "paired_by_seed")
     df = results.assign(optimizer_name=results.optimizer.map(GROUPS))
     x = alt.X("optimizer_name:N", title=None, sort=[GROUPS["adam"], GROUPS["rotated"]],
-              axis=alt.Axis(labelAngle=0, labelLimit=200))
+              axis=alt.Axis(labelAngle=0, labelExpr=SHORT_ARM))  # the legend keeps the long names
     y = alt.Y(f"{column}:Q", title=title)
     lines = alt.Chart().mark_line(color="#999", strokeWidth=1).encode(x=x, y=y, detail="seed:N")
     dots = alt.Chart().mark_circle(size=60, opacity=0.9).encode(
@@ -259,7 +263,8 @@ def e2_pairs(results: pd.DataFrame, kept: float = 0.5):
     """E2 per seed as paired dot plots: raw and net removal at full dose, each rotated run beside
     its plain-Adam twin (a line per seed), with the kept/lost threshold dashed."""
     return alt.hconcat(paired_by_seed(results, "raw_removal", "raw removal, full dose", kept),
-                       paired_by_seed(results, "net_removal", "net removal, full dose", kept))
+                       paired_by_seed(results, "net_removal", "net removal, full dose", kept)
+                       ).resolve_scale(y="shared")  # the two panels are compared: one y scale
 
 
 
