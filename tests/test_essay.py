@@ -101,7 +101,8 @@ def test_a_layer_confound_fools_the_pooled_correlation_but_not_the_within_layer_
         init.groupby(["seed", "layer", "head"]).value_content.transform("first"))
     pooled = essay.pooled_change_correlation(heads)
     assert pooled["rho"] < -0.8 and pooled["p"] < 1e-10
-    assert verdict("c", essay.initial_contribution_predicts_change(heads)) == essay.NOT_SUPPORTED
+    # within a layer the confound is gone: no way shown, and nothing goes against the essay
+    assert verdict("c", essay.initial_contribution_predicts_change(heads)) == essay.NOT_SHOWN
 
     def real(seed, rec, stage, layer, head, rng):  # within every layer: lower start, more change
         return {"value_content": layer + head / 10 if stage == "initial" else 1.0,
@@ -145,7 +146,7 @@ def test_the_circular_rule_supports_anchors_change_less_from_pure_noise_and_the_
     old = essay.anchors_change_less(heads, classes_at="final")
     new = essay.anchors_change_less(heads)
     assert essay.judge({"x": old})["x"]["verdict"] == essay.SUPPORTED
-    assert essay.judge({"x": new})["x"]["verdict"] == essay.NOT_SUPPORTED
+    assert essay.judge({"x": new})["x"]["verdict"] == essay.NOT_SHOWN  # noise: no way at all
 
 
 def test_anchors_that_do_change_less_are_found_from_the_early_classes():
@@ -206,3 +207,21 @@ def test_a_two_sided_count_says_how_many_seeds_lie_above_zero():
     out = essay._across_seeds(pd.Series([0.3, -0.1, 0.2, 0.5, -0.4, 0.1, 0.2, 0.3]),
                               "two-sided", "x")
     assert out["agree"] == 6
+
+
+def test_a_one_sided_prediction_is_not_supported_only_where_the_seeds_go_against_it():
+    """Issue 70: a prediction short of its corrected threshold is "not shown at this number of
+    seeds" when the seeds lean its way or no way; "not supported" only when the reverse one-sided
+    test passes at the same corrected level (Bonferroni over the tests)."""
+    def test_of(values):
+        return essay._across_seeds(pd.Series(values, index=range(len(values))), "greater", "x")
+
+    up = [0.5, 0.7, 0.9, 1.1, 1.3, 1.5, 1.7, 1.9]
+    down, mixed = [-v for v in up], [0.5, -0.7, 0.9, -1.1, 1.3, -1.5, 0.2, -0.1]
+    got = essay.judge({"up": test_of(up), "down": test_of(down), "mixed": test_of(mixed)})
+    assert got["up"]["verdict"] == essay.SUPPORTED
+    assert got["down"]["verdict"] == essay.NOT_SUPPORTED
+    assert got["mixed"]["verdict"] == essay.NOT_SHOWN
+    leaning = essay.judge({"a": test_of([0.1, 0.2, -0.05, 0.3, 0.1, -0.1, 0.2, 0.05]),
+                           "b": test_of(up)})
+    assert leaning["a"]["verdict"] == essay.NOT_SHOWN  # the predicted way, short of the bar

@@ -101,6 +101,7 @@ def verdict_grid(ledger: pd.DataFrame):
 
 ESSAY_COLOURS = {essay.SUPPORTED: "#0072b2", essay.DIFFERS: "#0072b2",
                  essay.NOT_SUPPORTED: "#d55e00", essay.NO_DIFFERENCE: "#e69f00",
+                 essay.NOT_SHOWN: "#e69f00",
                  essay.UNDECIDABLE: "#f0e442", essay.NOT_TESTABLE: "#bbbbbb"}
 
 

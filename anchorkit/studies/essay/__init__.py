@@ -49,6 +49,9 @@ ALPHA = 0.05
 MIN_SEEDS = 5
 EARLY_EPOCH = 50  # the checkpoint at which heads are classified (a snapshot epoch of training)
 SUPPORTED, NOT_SUPPORTED, NOT_TESTABLE = "supported", "not supported", "not testable"
+# a one-sided prediction whose test misses alpha: "not supported" only where the seeds go against
+# it (the reverse one-sided test passes at the same corrected level); else merely not shown
+NOT_SHOWN = "not shown at this number of seeds"
 UNDECIDABLE = "cannot be decided at this n"  # the smallest p it can give misses alpha over m
 DIFFERS, NO_DIFFERENCE = "differs", "no difference detected"
 
@@ -239,7 +242,7 @@ def judge(tests: dict[str, dict]) -> dict[str, dict]:
                       f"Holm's threshold for the smallest p of {m} tests: it would take more "
                       "seeds to support or reject it.")
         else:
-            verdict = yes if p < ALPHA else no
+            verdict = yes if p < ALPHA else no if two or against(t, m) else NOT_SHOWN
             way = "above zero" if two else "the predicted way"
             change = (f"With {t['n']} seeds the smallest p this test can give is "
                       f"{best_p(t['n'], t['alternative']):.4f} (every seed {way}), and Holm over "
@@ -247,6 +250,17 @@ def judge(tests: dict[str, dict]) -> dict[str, dict]:
                       f"seeds went {way}.")
         out[k] = {**t, "p_holm": p, "verdict": verdict, "would_change": change}
     return out
+
+
+def against(t: dict, m: int) -> bool:
+    """Whether a one-sided test's seeds go against its prediction: the reverse one-sided Wilcoxon
+    over the same per-seed values below ``ALPHA`` / ``m`` (Bonferroni over the ``m`` tests, which
+    Holm's first step is)."""
+    v = pd.Series(t["per_seed"], dtype=float)
+    if len(v) < MIN_SEEDS or (v == 0).all():
+        return False
+    reverse = {"greater": "less", "less": "greater"}[t["alternative"]]
+    return float(stats.wilcoxon(v, alternative=reverse).pvalue) * m < ALPHA
 
 
 def all_tests(heads: pd.DataFrame, layers: pd.DataFrame) -> dict[str, dict]:

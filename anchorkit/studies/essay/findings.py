@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from anchorkit.measures.geometry import SINK_THRESHOLD
-from anchorkit.studies.essay import (DIFFERS, EARLY_EPOCH, NO_DIFFERENCE, NOT_SUPPORTED,
+from anchorkit.studies.essay import (DIFFERS, EARLY_EPOCH, NO_DIFFERENCE, NOT_SHOWN, NOT_SUPPORTED,
                                      NOT_TESTABLE, SUPPORTED, UNDECIDABLE, _early, _final,
                                      anchors_change_less, judge, pooled_change_correlation)
 
@@ -73,8 +73,10 @@ def essay_first_screen(tests: dict[str, dict], seeds: int, regime: str) -> str:
     split = tests["split"]
     return (f"We tested the essay's {len(tests)} predictions on our own runs of the {regime} at "
             f"{seeds} seeds. "
-            f"Supported: {n(SUPPORTED, DIFFERS)}. Not supported: "
-            f"{n(NOT_SUPPORTED)}. No difference detected where the essay expects one: "
+            f"Supported: {n(SUPPORTED, DIFFERS)}. Not supported (the seeds go against it): "
+            f"{n(NOT_SUPPORTED)}. Not shown at this number of seeds (the predicted way, short "
+            f"of the corrected threshold, or no clear way): {n(NOT_SHOWN)}. No difference "
+            f"detected where the essay expects one: "
             f"{n(NO_DIFFERENCE)} (not rejected at this number of seeds, which does not show "
             f"there is none). Cannot be decided at this number of seeds: "
             f"{n(UNDECIDABLE)}. Cannot be tested on the published runs: "
