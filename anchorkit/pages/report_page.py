@@ -292,14 +292,13 @@ def later_figures(reports_dir: Path, shown: dict[Regime, dict]) -> dict[str, str
 
 
 def scout_text(reports_dir: Path) -> str:
-    """The scout's decision and findings in a paragraph, or why there are none."""
+    """The scout's decision in a sentence (what each regime reached is the scout page's), or why
+    there is none."""
     where = Path(reports_dir) / scout.SCOUT
     if not has_tables(where):
         return "The scout has not been run yet, so this page says nothing about other regimes."
     sc = read_tables(where)
-    found = scout_findings.premise_findings(sc["premise"])
-    return (scout_findings.decision_text(sc["decision"].iloc[0], sc["regimes"]) + " "
-            + ". ".join(found[k] for k in ("size", "reversal", "function", "elsewhere", "growth")) + ".")
+    return scout_findings.decision_text(sc["decision"].iloc[0], sc["regimes"])
 
 
 def viability_figures(reports_dir: Path, shown: dict[Regime, dict]) -> dict[str, str]:
