@@ -387,6 +387,18 @@ def test_no_claim_id_in_the_report_s_or_the_introduction_s_prose(html, page):
     assert not found, (page, found[:20])
 
 
+REPORT_WORDS = 4000  # issue 70: the source report this page mirrors is about 3,500 words
+
+
+def test_the_report_reads_in_under_about_4000_words(html):
+    """Every word a reader reads in the report's article (glued text, captions and folded outputs
+    included; tables, code and drawings not) stays under ``REPORT_WORDS``."""
+    p = _Reading()
+    p.feed((html / REPORT).read_text())
+    words = len(p.words) + len(p.ledger_links)
+    assert 2000 < words < REPORT_WORDS, words
+
+
 class _Tables(HTMLParser):
     """Every table of a page: its caption and its rows of cell texts."""
 

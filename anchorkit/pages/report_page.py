@@ -46,8 +46,7 @@ def _sentence(text: str) -> str:
 def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame],
                     why: str = "") -> tuple[dict, dict]:
     """The first screen (with ``why``, the diagnosis's one sentence), the ledger's headline, each
-    question's answer and the figures of ``findings.facts``, per regime: (glued figures, plain
-    texts for other pages)."""
+    question's answer and ``findings.facts`` per regime: (glued figures, other pages' texts)."""
     glued, plain = {}, {}
     top = findings.ledger_top({r.title: c for r, c in claims.items()})
     glued["ledger-top"] = plain["ledger-top-text"] = top
@@ -72,9 +71,10 @@ def summary_figures(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame
             glued[r.key(f"answer-{key}")] = _sentence(answers[r][key] if r in shown else not_yet(r))
         for key in facts[DEFAULT]:
             glued[r.key(key)] = facts[r][key] if r in shown else "(not computed yet)"
-    for key in ("e1", "e2", "e3", "discussion"):
-        plain[f"answer-{key}-text"] = " ".join(f"{r.title.capitalize()}: {a[key]}."
-                                               for r, a in answers.items())
+    can = [r for r, f in zip(shown, first) if f.answerable] or list(shown)  # as asked.asking
+    for key in ("e1", "e2", "e3", "discussion"):  # the introduction's lines: where it is asked
+        plain[f"answer-{key}-text"] = " ".join(f"{r.title.capitalize()}: {answers[r][key]}."
+                                               for r in can)
     return glued, plain
 
 
