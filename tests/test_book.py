@@ -223,6 +223,12 @@ WIDE_CHARTS = """[...document.querySelectorAll('.vega-embed')].filter(e => {
 }).map(e => Math.round(e.querySelector('svg, canvas').getBoundingClientRect().width) + ' px in '
   + e.parentElement.clientWidth)"""
 LAID_OUT = "[...document.querySelectorAll('.vega-embed')].every(e => e.hasAttribute('data-laid-out'))"
+# table captions a reader cannot read whole: one left in its table (it scrolls with a wide table,
+# clipped at the column's edge), or its paragraph above the table (captions.js) wider than the screen
+CLIPPED_CAPTIONS = """[...document.querySelectorAll('article table > caption')].filter(c =>
+  !c.classList.contains('lifted')).map(c => c.innerText.slice(0, 40)).concat(
+  [...document.querySelectorAll('article p.table-caption')].filter(p =>
+    p.getBoundingClientRect().right > window.innerWidth + 1).map(p => p.innerText.slice(0, 40)))"""
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -243,7 +249,8 @@ def test_every_chart_fits_the_column_it_sits_in_on_a_laptop_and_a_phone(html, br
 
 def test_on_a_phone_no_page_scrolls_sideways_and_nothing_leaves_its_column_unscrolled(html, browser):
     """At 390 px: the page is no wider than the screen, every chart and table lies inside the
-    content column (or scrolls inside it), and no legend or axis title is under 12 px."""
+    content column (or scrolls inside it), every table caption is read whole above its table
+    (not clipped inside the area that scrolls), and no legend or axis title is under 12 px."""
     from anchorkit.pages.theme import LEGIBLE
 
     browser.resize(390, 844)
@@ -254,7 +261,8 @@ def test_on_a_phone_no_page_scrolls_sideways_and_nothing_leaves_its_column_unscr
         assert browser.wait_for(LAID_OUT), page
         width, screen = browser.js("[document.documentElement.scrollWidth, window.innerWidth]")
         found = {"overflow": browser.js(OVERFLOW), "small text": browser.js(SMALL_TEXT % LEGIBLE),
-                 "page width": width if width > screen + 1 else None}
+                 "page width": width if width > screen + 1 else None,
+                 "clipped captions": browser.js(CLIPPED_CAPTIONS)}
         found = {k: v for k, v in found.items() if v}
         if found:
             problems[str(page.relative_to(html))] = found
