@@ -13,8 +13,9 @@ import pandas as pd
 
 from anchorkit.pages.charts.base import _require
 
+# the two sides in words, each on two short lines so that both fit above a 260 px plot
 LESS = "← rotated removes less:\nthe anchor needs the axis"
-MORE = "rotated removes more →"
+MORE = "rotated removes\nmore →"
 ASKED, GREY = "#333333", "#b3b3b3"
 ROW = 64  # px: a row's height, its name at the top, its seeds beneath
 
