@@ -445,28 +445,32 @@ MOVED = (r"(?:moved on (\d+) of the (\d+) seeds where both runs have a spike|can
 
 
 def test_the_e3_moved_count_agrees_with_the_e3_table_beside_it(html):
-    """The counting sentence of E3 is computed from the table shown under it, in every regime the
-    page shows (the sentence's clauses and the per-seed tables in the same order): its
-    denominators (both runs with a spike, one only, neither) and its count, read back from the
-    built page."""
+    """The counting sentence of E3 is computed from the table shown under it, in every regime it
+    is said for (those that can ask the report's question): its denominators (both runs with a
+    spike, one only, neither) and its count, read back from the built page against that regime's
+    per-seed table."""
     source = (html / REPORT).read_text()
     p = _Tables()
     p.feed(source)
-    tables = [t for t in p.tables if t["caption"].strip().startswith("The basis per seed")]
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", source))
-    section = text[text.index("Where the privileged basis went"):]
-    said_all = re.findall(MOVED, section[:section.index("Answer.")])
-    assert tables and len(said_all) >= len(tables), "the E3 moved sentences were not found"
-    for table, groups in zip(tables, said_all):
-        rows = {r[0]: r[1:] for r in table["rows"] if r}
+    section = text[text.index("An even spread of"):]
+    section = section[:section.index("Answer.")]
+    tables = {m.group(1): t for t in p.tables
+              if (m := re.match(r"The basis per seed \(columns\), (.+?), rotated runs",
+                                t["caption"].strip()))}
+    said_for = _answers(section, 0, None, list(tables), lead="")
+    assert tables and said_for, "the E3 moved sentences were not found"
+    for regime, sentence in said_for.items():
+        groups = re.search(MOVED, sentence).groups()
+        rows = {r[0]: r[1:] for r in tables[regime]["rows"] if r}
         control = [v != "–" for v in rows["spike share, control"]]
         falloff = [v != "–" for v in rows["spike share, falloff"]]
         both = sum(a and c for a, c in zip(falloff, control))
         one = sum(a != c for a, c in zip(falloff, control))
         moved = sum(v == "yes" for v in rows["spike moved"])
         said = [int(g) if g else None for g in groups]
-        assert said[2:] == [one, len(control) - both - one], table["caption"][:60]
-        assert said[:2] == ([moved, both] if both else [None, None]), table["caption"][:60]
+        assert said[2:] == [one, len(control) - both - one], regime
+        assert said[:2] == ([moved, both] if both else [None, None]), regime
 
 
 # header words that the browser broke across two lines (a hyphen may break; a word may not)
@@ -535,11 +539,19 @@ def test_the_reference_baseline_moved_counts_agree_with_their_tables(html):
         assert said[:2] == ([moved, len(both)] if both else [None, None]), table["caption"][:60]
 
 
-def _answers(text: str, question: str, end: str, regimes: list[str]) -> dict[str, str]:
-    """Each regime's answer to one question, from the built page's text."""
-    section = text[text.index(f"Answer ({question})"):]
-    section = section[:section.index(end)]
-    starts = sorted((section.index(f"{r}:"), r) for r in regimes)
+def _answers(text: str, nth: int, end: str | None, regimes: list[str],
+             lead: str = "Answer.") -> dict[str, str]:
+    """Each regime's line of one list on the built page (its title capitalised, then a colon):
+    the ``nth`` list led by ``lead`` (the report's answers: E1, E2, E3 in order), up to ``end``;
+    the regimes it has no line for are left out (E1-E3 are answered where the question is asked)."""
+    section = text
+    for _ in range(nth + 1 if lead else 0):
+        section = section[section.index(lead) + len(lead):]
+    section = section[:section.index(end)] if end else section
+    titled = {r: r[0].upper() + r[1:] + ":" for r in regimes}
+    found = {r: t for r, t in titled.items() if t in section}
+    starts = sorted((min(m.start() for m in re.finditer(re.escape(t), section)), r)
+                    for r, t in found.items())
     return {r: section[i:(starts[k + 1][0] if k + 1 < len(starts) else None)]
             for k, (i, r) in enumerate(starts)}
 
@@ -564,9 +576,11 @@ def test_the_report_counts_agree_with_the_tables_beside_them(html):
     p = _Tables()
     p.feed(source)
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", source))
-    regimes, e1 = _side(p.tables, "E1 in each regime")
-    answers = _answers(text, "E1", "Removal, spill and landing", regimes)
-    for i, regime in enumerate(regimes):
+    regimes, e1 = _side(p.tables, "Does the anchor hold? Each regime")
+    answers = _answers(text, 0, "Removal, spill and landing", regimes)
+    assert answers, "no E1 answer found"
+    for regime in answers:
+        i = regimes.index(regime)
         (lr, n), (lp, _) = _of(e1["losses, rotated"][i]), _of(e1["losses, plain"][i])
         m = re.search(r"lost on (\d+) of (\d+) rotated runs and (\d+) of (\d+) plain twins", answers[regime])
         if m:
@@ -577,9 +591,11 @@ def test_the_report_counts_agree_with_the_tables_beside_them(html):
             assert [int(g) for g in said.groups()] == [rot_only, plain_only], regime
         else:  # the answer for no losses in either arm
             assert lr == lp == 0 and "kept the anchor" in answers[regime], regime
-    _, e2 = _side(p.tables, "E2 in each regime")
-    answers = _answers(text, "E2", "Where the privileged basis went", regimes)
-    for i, regime in enumerate(regimes):
+    _, e2 = _side(p.tables, "Removal, spill and landing in each regime")
+    answers = _answers(text, 1, "Where the privileged basis went", regimes)
+    assert answers, "no E2 answer found"
+    for regime in answers:
+        i = regimes.index(regime)
         (ok_r, n), (ok_p, _) = _of(e2[f"spill ≤ {criteria.SPILL_MAX}, rotated"][i]), _of(
             e2[f"spill ≤ {criteria.SPILL_MAX}, plain"][i])
         m = re.search(r"(\d+) of (\d+) rotated and (\d+) of (\d+) plain runs spill more than", answers[regime])
@@ -587,10 +603,11 @@ def test_the_report_counts_agree_with_the_tables_beside_them(html):
             assert m and [int(g) for g in m.groups()] == [n - ok_r, n, n - ok_p, n], regime
         else:
             assert m is None and "selective on every run" in answers[regime], regime
-    _, e3 = _side(p.tables, "E3 in each regime")
-    answers = _answers(text, "E3", "The premise in other regimes", regimes)
-    for i, regime in enumerate(regimes):
-        k, n = _of(e3["controls with a spike (rotated axes), rotated"][i])
+    _, e3 = _side(p.tables, "Where the privileged basis went, each regime")
+    answers = _answers(text, 2, "The premise in other regimes", regimes)
+    assert answers, "no E3 answer found"
+    for regime in answers:
+        k, n = _of(e3["controls with a spike (rotated axes), rotated"][regimes.index(regime)])
         m = re.search(r"[Aa] spike stands out at the syntax positions in (\d+) of (\d+) rotated controls",
                       answers[regime])
         assert m and [int(g) for g in m.groups()] == [k, n], regime
