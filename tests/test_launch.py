@@ -38,10 +38,24 @@ def _links(page: Path) -> list[str]:
     return parser.hrefs
 
 
+def _launch_paths():
+    """The book's extension that confirms the repository (book/_ext/launch_paths.py)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("launch_paths",
+                                                  ROOT / "book" / "_ext" / "launch_paths.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def check_launch_buttons(html: Path) -> None:
     """Every notebook page of the book built in ``html`` opens its notebook on Binder and on
-    Colab (run by tests/test_book.py on the book it builds)."""
-    slug = repository.url().removeprefix("https://github.com/")
+    Colab in the repository the build could confirm (the workflow's, or the checkout's GitHub
+    origin), or, where it could confirm none, shows no Binder or Colab link at all (run by
+    tests/test_book.py on the book it builds)."""
+    ext = _launch_paths()
+    known = ext.known_repository(os.environ, ext.origin(ROOT))
     branch = CONFIG["repository"]["branch"]
     launch = CONFIG["launch_buttons"]
     pages = sorted((ROOT / "book" / "studies").glob("*.ipynb"))  # the executed notebooks
@@ -55,10 +69,50 @@ def check_launch_buttons(html: Path) -> None:
         hrefs = _links(html / "book" / "studies" / f"{page.stem}.html")
         for provider in ("binderhub_url", "colab_url"):
             found = [h for h in hrefs if h.startswith(launch[provider])]
-            if not (found and all(slug in h and f"/{branch}" in h and h.endswith(source)
-                                  for h in found)):
+            if known is None:
+                ok = found == []  # nothing behind a button that could open a placeholder
+            else:
+                slug = known.removeprefix("https://github.com/")
+                ok = found and all(slug in h and f"/{branch}" in h and h.endswith(source)
+                                   for h in found)
+            if not ok:
                 wrong[f"{page.stem} {provider}"] = found
-    assert wrong == {}, "(built before the launch buttons? `make book` rebuilds)"
+    assert wrong == {}, f"(repository confirmed: {known}; built before? `make book` rebuilds)"
+
+
+@pytest.mark.parametrize("env, remote, known", [
+    ({"GITHUB_REPOSITORY": "someone/fork", "GITHUB_SERVER_URL": "https://github.com"},
+     "git@github.com:other/clone.git", "https://github.com/someone/fork"),
+    ({}, "git@github.com:someone/anchorkit.git", "https://github.com/someone/anchorkit"),
+    ({}, "https://github.com/someone/anchorkit.git", "https://github.com/someone/anchorkit"),
+    ({}, "https://github.com/someone/anchorkit", "https://github.com/someone/anchorkit"),
+    ({}, "/srv/git/anchorkit.git", None),  # a local clone: no repository a reader can open
+    ({}, "https://gitlab.com/someone/anchorkit.git", None),
+    ({}, None, None),  # no remote at all
+])
+def test_the_buttons_open_a_confirmed_repository_or_none(env, remote, known):
+    ext = _launch_paths()
+    assert ext.known_repository(env, remote) == known
+
+
+def test_a_build_that_confirms_no_repository_drops_the_launch_buttons(monkeypatch, tmp_path):
+    """The extension's hook on the configuration: with a confirmed repository the theme's
+    repository URL is that one (not the configured placeholder); without one, no launch provider
+    is left, so sphinx-book-theme draws no Binder or Colab button."""
+    ext = _launch_paths()
+    for key in ("GITHUB_REPOSITORY", "GITHUB_SERVER_URL"):
+        monkeypatch.delenv(key, raising=False)
+    app = types.SimpleNamespace(srcdir=tmp_path)  # not a git checkout: no origin
+    config = types.SimpleNamespace(html_theme_options={
+        "repository_url": CONFIG["repository"]["url"],
+        "launch_buttons": dict(CONFIG["launch_buttons"])})
+    ext._confirm_repository(app, config)
+    assert config.html_theme_options["launch_buttons"] == {}
+    monkeypatch.setenv("GITHUB_REPOSITORY", "someone/fork")
+    config.html_theme_options["launch_buttons"] = dict(CONFIG["launch_buttons"])
+    ext._confirm_repository(app, config)
+    assert config.html_theme_options["repository_url"] == "https://github.com/someone/fork"
+    assert config.html_theme_options["launch_buttons"]["colab_url"]
 
 
 # ------------------------------------------------------------------------ the Colab cell

@@ -1,4 +1,5 @@
-"""A Sphinx extension of the book's: the launch buttons open the source notebook.
+"""A Sphinx extension of the book's: the launch buttons open the source notebook, in a
+repository that is known, or are not shown.
 
 A study page is built from ``book/studies/<name>.ipynb``, the notebook executed by
 ``scripts/execute_studies``; that folder is a build output (gitignored), so it is not in the
@@ -7,12 +8,57 @@ page's own path (``path_to_book`` + page + ``.ipynb``) and offers no other mappi
 has made the links this points them at ``notebooks/<name>.ipynb``, the committed notebook the
 page was executed from (stored without outputs; its first cell sets Colab up, see
 ``scripts/colab_cell.py``).
+
+Which repository: the URL in ``_config.yml`` may be a placeholder (a build made anywhere but the
+publishing workflow would ship it, and on GitHub a placeholder can resolve to an unrelated
+project), so the buttons open only a repository the build can confirm (``known_repository``): the
+one the publishing workflow runs in (``$GITHUB_REPOSITORY``), else the checkout's ``origin``
+remote where it is a GitHub repository. A build that can confirm none shows no Binder or Colab
+button rather than a wrong one.
 """
 
+import os
+import re
+import subprocess
 from pathlib import Path
 
 PAGES = "book/studies/"
 SOURCES = "notebooks/"
+GITHUB = re.compile(r"^(?:https://github\.com/|git@github\.com:|ssh://git@github\.com/)"
+                    r"([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
+
+
+def github_url(remote: str | None) -> str | None:
+    """A git remote's URL as the https URL of its GitHub repository; None for any other."""
+    found = GITHUB.match((remote or "").strip())
+    return f"https://github.com/{found.group(1)}" if found else None
+
+
+def origin(root) -> str | None:
+    """The checkout's ``origin`` remote URL, or None (no git, no remote)."""
+    try:
+        return subprocess.run(["git", "remote", "get-url", "origin"], cwd=root, text=True,
+                              capture_output=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def known_repository(env, remote: str | None) -> str | None:
+    """The repository the buttons may open: the publishing workflow's (``GITHUB_REPOSITORY`` on
+    ``GITHUB_SERVER_URL``), else the ``remote``'s where it is on GitHub, else None."""
+    if env.get("GITHUB_REPOSITORY"):
+        server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+        return f"{server}/{env['GITHUB_REPOSITORY']}"
+    return github_url(remote)
+
+
+def _confirm_repository(app, config):
+    options = config.html_theme_options
+    repo = known_repository(os.environ, origin(app.srcdir))
+    if repo is None:  # no Binder or Colab button rather than one into a placeholder
+        options["launch_buttons"] = {}
+    else:
+        options["repository_url"] = repo
 
 
 def _to_source(app, pagename, templatename, context, doctree):
@@ -27,6 +73,7 @@ def _to_source(app, pagename, templatename, context, doctree):
 
 
 def setup(app):
+    app.connect("config-inited", _confirm_repository)
     # after sphinx-book-theme adds the launch buttons (priority 501), before the page is written
     app.connect("html-page-context", _to_source, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
