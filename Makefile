@@ -24,7 +24,7 @@ test: $(STAMP)
 
 # every test, the files spread over the cores (one file to a worker, so that the book is built once)
 test-all: $(STAMP)
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	$(BIN)/python -m pytest -n auto --dist loadfile --durations=25
 
 # the study pages are the notebooks executed against the committed tables (scripts/execute_studies.py);
 # the JavaScript the pages load is copied from npm into the book's static files (scripts/book_assets.py)
