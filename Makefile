@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml requirements.lock
 	touch $(STAMP)
 
 # the fast suite: every module's unit and constructed-case tests and a quick-profile study end to
-# end (minutes); test-all adds the book's build, Chromium, the notebooks, retraining and clusters
-FAST := not (book or browser or notebook or retrain or cluster)
+# end (minutes); test-all adds the book's build, Chromium, the notebooks, retraining, clusters and
+# the package index
+FAST := not (book or browser or notebook or retrain or cluster or network)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -m "$(FAST)"

@@ -5,6 +5,7 @@ notebook's first code cell, written once, and does nothing outside Colab."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 import yaml
 
 from scripts import colab_cell, repository
+from tests.test_setup import locked
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
@@ -52,8 +54,9 @@ def _launch_paths():
 def check_launch_buttons(html: Path) -> None:
     """Every notebook page of the book built in ``html`` opens its notebook on Binder and on
     Colab in the repository the build could confirm (the workflow's, or the checkout's GitHub
-    origin), or, where it could confirm none, shows no Binder or Colab link at all (run by
-    tests/test_book.py on the book it builds)."""
+    origin; Colab only where the committed notebooks' cells clone that one), or, where it could
+    confirm none, shows no Binder or Colab link at all (run by tests/test_book.py on the book it
+    builds)."""
     ext = _launch_paths()
     known = ext.known_repository(os.environ, ext.origin(ROOT))
     branch = CONFIG["repository"]["branch"]
@@ -69,7 +72,7 @@ def check_launch_buttons(html: Path) -> None:
         hrefs = _links(html / "book" / "studies" / f"{page.stem}.html")
         for provider in ("binderhub_url", "colab_url"):
             found = [h for h in hrefs if h.startswith(launch[provider])]
-            if known is None:
+            if known is None or (provider == "colab_url" and ext.cloned(ROOT) != {known}):
                 ok = found == []  # nothing behind a button that could open a placeholder
             else:
                 slug = known.removeprefix("https://github.com/")
@@ -97,8 +100,9 @@ def test_the_buttons_open_a_confirmed_repository_or_none(env, remote, known):
 
 def test_a_build_that_confirms_no_repository_drops_the_launch_buttons(monkeypatch, tmp_path):
     """The extension's hook on the configuration: with a confirmed repository the theme's
-    repository URL is that one (not the configured placeholder); without one, no launch provider
-    is left, so sphinx-book-theme draws no Binder or Colab button."""
+    repository URL is that one (not the configured placeholder), and Colab is kept only where the
+    committed notebooks' cells clone it; without one, no launch provider is left, so
+    sphinx-book-theme draws no Binder or Colab button."""
     ext = _launch_paths()
     for key in ("GITHUB_REPOSITORY", "GITHUB_SERVER_URL"):
         monkeypatch.delenv(key, raising=False)
@@ -108,11 +112,28 @@ def test_a_build_that_confirms_no_repository_drops_the_launch_buttons(monkeypatc
         "launch_buttons": dict(CONFIG["launch_buttons"])})
     ext._confirm_repository(app, config)
     assert config.html_theme_options["launch_buttons"] == {}
+    # confirmed: the repository is the fork's; Colab is offered only where every committed
+    # notebook's cell clones the fork (Colab runs the committed cell), Binder in every case
     monkeypatch.setenv("GITHUB_REPOSITORY", "someone/fork")
-    config.html_theme_options["launch_buttons"] = dict(CONFIG["launch_buttons"])
-    ext._confirm_repository(app, config)
-    assert config.html_theme_options["repository_url"] == "https://github.com/someone/fork"
-    assert config.html_theme_options["launch_buttons"]["colab_url"]
+    fork = tmp_path / "_config.yml"
+    fork.write_text((ROOT / "_config.yml").read_text())
+    repository.set_url("https://github.com/someone/fork", fork)
+    (tmp_path / "notebooks").mkdir()
+    pages = [_notebook(tmp_path / "notebooks" / f"{n}.ipynb") for n in ("a", "b")]
+    offered = {}
+    for cells in ("none", "placeholder", "one of two", "fork"):
+        if cells != "none":
+            colab_cell.add_cell(pages[0], colab_cell.source(fork if cells != "placeholder" else
+                                                            ROOT / "_config.yml"))
+        if cells == "fork":
+            colab_cell.add_cell(pages[1], colab_cell.source(fork))
+        config.html_theme_options["launch_buttons"] = dict(CONFIG["launch_buttons"])
+        ext._confirm_repository(app, config)
+        assert config.html_theme_options["repository_url"] == "https://github.com/someone/fork"
+        offered[cells] = sorted(k for k in config.html_theme_options["launch_buttons"]
+                                if k.endswith("_url"))
+    assert offered == {"none": ["binderhub_url"], "placeholder": ["binderhub_url"],
+                       "one of two": ["binderhub_url"], "fork": ["binderhub_url", "colab_url"]}
 
 
 # ------------------------------------------------------------------------ the Colab cell
@@ -157,19 +178,54 @@ def test_the_colab_cell_does_nothing_outside_colab(monkeypatch):
     assert set(names) - {"__builtins__"} == {"sys"}
 
 
-def test_on_colab_the_cell_clones_installs_and_works_from_the_notebooks_folder(monkeypatch):
-    ran, went = [], []
-    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
-    monkeypatch.setattr(subprocess, "run", lambda cmd, **k: ran.append(cmd))
-    monkeypatch.setattr(os, "chdir", went.append)
-    monkeypatch.setattr(os.path, "isdir", lambda p: False)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    exec(colab_cell.source(), {})
-    url, branch = repository.url(), CONFIG["repository"]["branch"]
-    here = "/content/" + url.rsplit("/", 1)[-1]
-    assert ran == [["git", "clone", "--depth=1", f"--branch={branch}", url, here],
-                   [sys.executable, "-m", "pip", "install", "-q", "-e", here]]
-    assert went == [here + "/notebooks"] and sys.path[0] == here
+# the cell as Colab runs it: Colab stubbed, pip asked for a dry run, everything else real
+DRIVER = """
+import json, os, subprocess, sys, types
+sys.modules["google.colab"] = types.ModuleType("google.colab")
+ran, real = [], subprocess.run
+def run(cmd, **kw):
+    ran.append(list(cmd))
+    pip = list(cmd[1:4]) == ["-m", "pip", "install"]
+    return real(list(cmd) + ["--dry-run"] if pip else cmd, **kw)
+subprocess.run = run
+exec(open(sys.argv[1]).read(), {})
+import anchorkit
+print(json.dumps({"ran": ran, "cwd": os.getcwd(), "package": anchorkit.__file__}))
+"""
+
+
+@pytest.mark.network
+def test_on_colab_the_cell_clones_installs_and_works_from_the_notebooks_folder(tmp_path):
+    """The cell run against a ``file://`` clone of this repository, a scratch folder standing for
+    Colab's /content: it clones the configured branch, resolves the project with every package at
+    the lock's version (pip's dry run: nothing is installed here), and leaves the kernel in the
+    clone's notebooks/ with the clone's package the one imported."""
+    origin, content = tmp_path / "origin", tmp_path / "content"
+    subprocess.run(["git", "clone", "--quiet", "--no-local", str(ROOT), str(origin)], check=True)
+    branch = CONFIG["repository"]["branch"]
+    subprocess.run(["git", "-C", str(origin), "checkout", "--quiet", "-B", branch], check=True)
+    content.mkdir()
+    url = repository.url()
+    cell = colab_cell.source().replace(url, f"file://{origin}").replace("/content/", f"{content}/")
+    (tmp_path / "cell.py").write_text(cell)
+    (tmp_path / "driver.py").write_text(DRIVER)
+    r = subprocess.run([sys.executable, "driver.py", "cell.py"], cwd=tmp_path, text=True,
+                       capture_output=True, timeout=600)
+    if r.returncode and "Could not find a version" in r.stderr + r.stdout:
+        pytest.skip("the package index cannot be reached: " + r.stderr.strip().splitlines()[-1])
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    here = str(content / url.rsplit("/", 1)[-1])
+    assert out["ran"] == [
+        ["git", "clone", "--depth=1", f"--branch={branch}", f"file://{origin}", here],
+        [sys.executable, "-m", "pip", "install", "-q", "-e", here, "-c", here + ".constraints.txt"]]
+    assert out["cwd"] == here + "/notebooks" and out["package"] == here + "/anchorkit/__init__.py"
+    # the constraints are the lock's versions, every one, PyTorch's without its local label
+    pins = (content / (url.rsplit("/", 1)[-1] + ".constraints.txt")).read_text().split()
+    assert {p.split("==")[0].lower().replace("_", "-") for p in pins} == set(locked())
+    assert "torch==" + locked()["torch"].split("+")[0] in pins
+    assert subprocess.run(["git", "-C", here, "status", "--porcelain"], capture_output=True,
+                          text=True).stdout == ""  # the clone is left as cloned
 
 
 def test_every_notebook_with_a_colab_cell_clones_the_repository_the_config_names():

@@ -4,6 +4,7 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,3 +99,32 @@ def test_the_site_workflow_builds_the_book_as_the_readme_does_and_deploys_it_to_
     # the book command writes where the workflow uploads from
     assert "jupyter-book build" in (ROOT / "Makefile").read_text()
     assert "_build/html" in (ROOT / "Makefile").read_text()
+
+
+# locked packages published as a source distribution only (pure Python, the same for every
+# Python): the 3.12 resolution below asks wheels of every other one
+SDIST_ONLY = {"transformers-stream-generator": "pure Python, an sdist for every Python"}
+
+
+@pytest.mark.network
+def test_every_locked_package_has_a_wheel_for_colab_s_python_3_12(tmp_path):
+    """pyproject admits Python 3.12 (Colab's) because every locked version resolves for it: pip's
+    dry run for 3.12, wheels only, each package at its locked version (PyTorch's without the
+    +cpu label: for 3.12 the index gives PyTorch's own build of 2.13.0), nothing installed."""
+    import subprocess
+    import sys
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"] == ">=3.11,<3.13"
+    pins = [f"{n}=={v.split('+')[0]}" for n, v in locked().items() if n not in SDIST_ONLY]
+    (tmp_path / "pins.txt").write_text("\n".join(pins) + "\n")
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed",
+                        "--python-version", "3.12", "--only-binary=:all:", "--no-deps",
+                        "--target", str(tmp_path / "target"), "-r", str(tmp_path / "pins.txt")],
+                       capture_output=True, text=True, timeout=900)
+    if r.returncode and ("NewConnectionError" in r.stderr or "Network is unreachable" in r.stderr):
+        pytest.skip("the package index cannot be reached: " + r.stderr.strip().splitlines()[-1])
+    assert r.returncode == 0, r.stderr[-2000:]
+    would = r.stdout.strip().splitlines()[-1]
+    assert would.startswith("Would install") and len(would.split()) - 2 == len(pins)
+    assert all(n in locked() for n in SDIST_ONLY)

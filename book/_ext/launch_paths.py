@@ -14,8 +14,13 @@ publishing workflow would ship it, and on GitHub a placeholder can resolve to an
 project), so the buttons open only a repository the build can confirm (``known_repository``): the
 one the publishing workflow runs in (``$GITHUB_REPOSITORY``), else the checkout's ``origin``
 remote where it is a GitHub repository. A build that can confirm none shows no Binder or Colab
-button rather than a wrong one.
+button rather than a wrong one. Colab opens the committed notebook, whose first cell clones the
+repository written into it (``scripts/colab_cell.py``); so the Colab button is shown only where
+every committed notebook's cell clones the confirmed repository (``cloned``): a fork that has not
+rewritten its cells keeps its Binder button and loses its Colab one.
 """
+
+import json
 
 import os
 import re
@@ -24,6 +29,7 @@ from pathlib import Path
 
 PAGES = "book/studies/"
 SOURCES = "notebooks/"
+CLONE = re.compile(r'"([^"]+)", _repo\]')  # the URL the Colab cell's `git clone` line names
 GITHUB = re.compile(r"^(?:https://github\.com/|git@github\.com:|ssh://git@github\.com/)"
                     r"([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
 
@@ -52,13 +58,27 @@ def known_repository(env, remote: str | None) -> str | None:
     return github_url(remote)
 
 
+def cloned(root) -> set[str]:
+    """The repositories the committed notebooks' Colab cells clone (one, when they agree; a
+    notebook without the cell adds the empty string)."""
+    found = set()
+    for path in sorted((Path(root) / SOURCES).glob("*.ipynb")):
+        cells = [c for c in json.loads(path.read_text())["cells"]
+                 if "colab-setup" in c.get("metadata", {}).get("tags", [])]
+        found |= {m.group(1) for c in cells for m in CLONE.finditer("".join(c["source"]))} or {""}
+    return found
+
+
 def _confirm_repository(app, config):
     options = config.html_theme_options
     repo = known_repository(os.environ, origin(app.srcdir))
     if repo is None:  # no Binder or Colab button rather than one into a placeholder
         options["launch_buttons"] = {}
-    else:
-        options["repository_url"] = repo
+        return
+    options["repository_url"] = repo
+    if cloned(app.srcdir) != {repo}:  # Colab would run a cell that clones another repository
+        options["launch_buttons"] = {k: v for k, v in options.get("launch_buttons", {}).items()
+                                     if k != "colab_url"}
 
 
 def _to_source(app, pagename, templatename, context, doctree):
