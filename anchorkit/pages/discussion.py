@@ -2,10 +2,11 @@
 (each regime's facts, the question's own test, the confirmation's committed tables), not lists
 of claims. Every sentence reads a table shown on the page; none concludes more than its rule can.
 
-``learned(facts, analyses)`` gives the paragraph: where the question could be asked and why only
+``learned(facts, committed)`` gives the paragraph: where the question could be asked and why only
 there, the answer there (``screens.answer_sentence``: the direction, the rule set before the runs
 and the confirmation's outcome in the words fixed before its seeds trained), and, once the
-confirmation is committed, what its two analyses say of the training-length objection.
+confirmation is committed, its fresh seeds' primary reading and what its two analyses say of the
+training-length objection.
 """
 
 from __future__ import annotations

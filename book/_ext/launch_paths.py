@@ -21,7 +21,6 @@ rewritten its cells keeps its Binder button and loses its Colab one.
 """
 
 import json
-
 import os
 import re
 import subprocess
