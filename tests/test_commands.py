@@ -36,11 +36,28 @@ def train_runs(*argv) -> subprocess.CompletedProcess:
     (["--regime", "no-positions-no-biases-lr-decayed-pull-0.3", "--seeds", "720", "--recipes",
       "falloff", "--optimizers", "adam", "--set", "lr=0.1"], "take the regime's settings"),
 ])
-def test_a_bad_command_line_is_refused_in_one_line_naming_the_value(argv, named):
-    r = train_runs(*argv)
-    assert r.returncode == 2, r.stdout + r.stderr
-    assert named in r.stderr and "Traceback" not in r.stderr
-    assert r.stdout == ""  # nothing was planned, let alone trained
+def test_a_bad_command_line_is_refused_in_one_line_naming_the_value(argv, named, monkeypatch,
+                                                                   capsys):
+    """In-process (``main(argv)``, the code ``python -m`` runs; an uncaught error fails the test
+    as a traceback would): exit status 2 and the value named, nothing planned."""
+    from scripts.train_runs import main
+
+    monkeypatch.setenv("ANCHORKIT_STORE", "/nonexistent/store")
+    monkeypatch.delenv("ANCHORKIT_SCHEDULER", raising=False)
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert stop.value.code == 2, out + err
+    last = err.strip().splitlines()[-1]  # argparse's usage, then the one line that names it
+    assert named in last and ": error: " in last and "Traceback" not in err
+    assert out == ""  # nothing was planned, let alone trained
+
+
+def test_a_bad_command_line_from_the_shell_is_one_line_without_a_traceback():
+    """The same through ``python -m`` once, the way a reader types it."""
+    r = train_runs("--seeds", "1", "1")
+    assert r.returncode == 2 and r.stdout == "", r.stdout + r.stderr
+    assert "expected distinct seeds" in r.stderr and "Traceback" not in r.stderr
 
 
 @pytest.mark.parametrize("script", ["scripts.train_runs", "scripts.confirm"])

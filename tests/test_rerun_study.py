@@ -36,13 +36,28 @@ def rerun(*argv, store: Path, timeout: int = 600) -> subprocess.CompletedProcess
     (["rotated-basis", "--seeds", "712", "--regime", "second"], "'regime' = 'second'"),
     (["control", "--seeds", "712", "--scheduler", "inprocess"], "did you mean 'in-process'?"),
 ])
-def test_a_bad_parameter_is_one_line_before_any_work(tmp_path, argv, named):
-    r = rerun(*argv, store=tmp_path / "store", timeout=120)
-    assert r.returncode == 2, r.stdout + r.stderr
+def test_a_bad_parameter_is_one_line_before_any_work(tmp_path, argv, named, monkeypatch, capsys):
+    """In-process (``main(argv)``, what ``python -m`` runs; an uncaught error fails the test as a
+    traceback would); ``python -m`` itself is tried once below."""
+    from scripts.rerun_study import main
+
+    monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
+    monkeypatch.delenv("ANCHORKIT_SCHEDULER", raising=False)
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert stop.value.code == 2, out + err
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert len(errors) == 1 and named in errors[0], err
+    assert out == ""  # nothing planned, let alone trained
+    assert not (tmp_path / "store").exists()
+
+
+def test_a_bad_parameter_from_the_shell_is_one_line_without_a_traceback(tmp_path):
+    r = rerun("contrl", "--seeds", "712", store=tmp_path / "store", timeout=120)
+    assert r.returncode == 2 and r.stdout == "", r.stdout + r.stderr
     errors = [line for line in r.stderr.splitlines() if "error:" in line]
-    assert len(errors) == 1 and named in errors[0], r.stderr
-    assert "Traceback" not in r.stderr
-    assert r.stdout == ""  # nothing planned, let alone trained
+    assert len(errors) == 1 and "'study' = 'contrl'" in errors[0] and "Traceback" not in r.stderr
     assert not (tmp_path / "store").exists()
 
 
