@@ -123,7 +123,7 @@ def test_the_picture_of_the_answer_draws_every_regime_and_greys_those_that_canno
     assert all((s.reason == "") == s.asked for s in summary.itertuples())
     for r, t in shown.items():  # every seed of every regime, once
         n = len(q.paired_differences(t["results"]))
-        assert (diffs.row == f"{r.title} ({n} seeds)").sum() == n
+        assert (diffs.row == f"{r.title}\n{n} seeds").sum() == n
     charts.answer_picture(diffs, summary, q.MARGIN).to_dict()  # a valid chart
 
 
@@ -162,7 +162,7 @@ def test_the_confirmation_s_row_follows_its_regime_once_its_tables_are_committed
     *tables, picture = asked.confirmation_shown(r, reports=tmp_path)
     assert len(tables) == 2 and len(picture.to_dict()["layer"]) == 3
     row = summary.iloc[1]
-    assert row.row == f"{r.title}, fresh seeds (24 seeds, confirmation)"
+    assert row.row == f"{r.title}\n24 fresh seeds (confirmation)"
     mine = diffs[diffs.row == row.row].set_index("seed").difference
     assert sorted(mine.index) == list(c.SEEDS)
     assert row["median"] == pytest.approx(float(np.median(mine)))

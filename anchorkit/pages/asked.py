@@ -67,14 +67,14 @@ def answer_data(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame],
         f = screens.regime_facts(r, claims[r], t)
         d = question.paired_differences(t["results"])
         q = question.question_rows(t["results"]).iloc[0]
-        row = f"{r.title} ({len(d)} seeds)"
+        row = f"{r.title}\n{len(d)} seeds"  # drawn on two lines: the name, then its seeds
         diffs.append(pd.DataFrame({"row": row, "seed": d.index, "difference": d.values}))
         summary.append({"row": row, "median": q["median difference"], "low": q["interval low"],
                         "high": q["interval high"], "asked": f.answerable,
                         "reason": "" if f.answerable else REASONS.get(f.premise, "recipe fails")})
         if confirmation.status(r, reports) not in (None, confirmation.PENDING):
             d, q = confirmation_row(r, reports)
-            row = f"{r.title}, fresh seeds ({len(d)} seeds, confirmation)"
+            row = f"{r.title}\n{len(d)} fresh seeds (confirmation)"
             diffs.append(pd.DataFrame({"row": row, "seed": d.index, "difference": d.values}))
             summary.append({"row": row, "median": q["median difference"],
                             "low": q["interval low"], "high": q["interval high"], "asked": True,

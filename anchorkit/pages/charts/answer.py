@@ -2,8 +2,10 @@
 
 One row per set of seeds that asks the question (a regime's paper seeds, the confirmation's):
 each seed's rotated − plain raw removal as a dot, the median as a bar with its exact interval as
-a line, the ±margin band and the zero line, and the two sides named in words under the axis. A
-row that cannot ask the question is drawn grey, with the reason in a word beside its label.
+a line, the ±margin band and the zero line, and the two sides named in words above the plot. A
+row's name is drawn on two lines above its seeds (what it is; how many seeds), so that no name is
+cut at a phone's width; a row that cannot ask the question is drawn grey, with the reason in a
+word after its seeds.
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ from anchorkit.pages.charts.base import _require
 LESS = "← rotated removes less:\nthe anchor needs the axis"
 MORE = "rotated removes\nmore →"
 ASKED, GREY = "#333333", "#b3b3b3"
-ROW = 64  # px: a row's height, its name at the top, its seeds beneath
+ROW = 78  # px: a row's height, its name's two lines at the top, its seeds beneath
 
 
 def answer_rows(summary: pd.DataFrame) -> list[str]:
-    """Each row's label as the chart draws it: its name, and where it cannot ask the question,
-    the reason after a dash."""
+    """Each row's label as the chart draws it: its name (a line break between what the row is
+    and its seeds), and where it cannot ask the question, the reason after a dash."""
     return [r["row"] if r["asked"] else f"{r['row']} — {r['reason']}"
             for _, r in summary.iterrows()]
 
@@ -51,19 +53,22 @@ def answer_picture(diffs: pd.DataFrame, summary: pd.DataFrame, margin: float,
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#777").encode(x="x:Q")
     dots = alt.Chart(d).mark_circle(size=40, opacity=0.6).encode(
         x=alt.X("difference:Q", scale=x_scale), y=y, color=shade,
-        yOffset=alt.YOffset("jitter:Q", scale=alt.Scale(domain=[-1, 1], range=[ROW - 40, ROW - 8])),
+        yOffset=alt.YOffset("jitter:Q", scale=alt.Scale(domain=[-1, 1], range=[ROW - 30, ROW - 6])),
         tooltip=["row:N", "seed:Q", alt.Tooltip("difference:Q", format=".3f")]
     ).transform_calculate(jitter="(datum.seed % 7) / 3.5 - 1")
+    # px from the row's top: the name's two lines, then the interval and median, then the seeds
+    below = alt.value(34)
     interval = alt.Chart(s).mark_rule(strokeWidth=3).encode(
-        x="low:Q", x2="high:Q", y=y, color=alt.condition("datum.asked", alt.value("#d95f02"),
+        x="low:Q", x2="high:Q", y=y, yOffset=below, color=alt.condition("datum.asked", alt.value("#d95f02"),
                                                        alt.value(GREY)),
         tooltip=["row:N", alt.Tooltip("median:Q", format=".2f"),
                  alt.Tooltip("low:Q", format=".2f", title="95% interval from"),
                  alt.Tooltip("high:Q", format=".2f", title="to")])
-    median = alt.Chart(s).mark_tick(thickness=3, size=22).encode(
-        x="median:Q", y=y, color=alt.condition("datum.asked", alt.value("#d95f02"),
+    median = alt.Chart(s).mark_tick(thickness=3, size=14).encode(
+        x="median:Q", y=y, yOffset=below, color=alt.condition("datum.asked", alt.value("#d95f02"),
                                                alt.value(GREY)))
-    names = alt.Chart(s).mark_text(align="left", baseline="top", fontSize=12, limit=width - 4).encode(
+    names = alt.Chart(s).mark_text(align="left", baseline="top", fontSize=12, limit=width - 4,
+                                   lineBreak="\n", lineHeight=14).encode(
         x=alt.value(2), y=y, yOffset=alt.value(0), text="label:N",
         color=alt.condition("datum.asked", alt.value(ASKED), alt.value("#777777")))
     return alt.layer(band, zero, dots, interval, median, names, _side(LESS, -span, "left"),
