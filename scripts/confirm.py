@@ -8,6 +8,10 @@ usage: python -m scripts.confirm train [--seeds 720 ... 743] [--scheduler ...]
    or: python -m scripts.confirm measure [--publish] [--scheduler ...]
        (every run read at epoch 800 and at its end, judged by the rule: the tables go to the run
        store's scratch folder, or with --publish to reports/<regime>/confirmation/)
+   or: python -m scripts.confirm essay [--publish] [--scheduler ...]
+       (the essay's recalibrated column, issue 71: the set's runs at their initial, epoch-50 and
+       final weights, and the recalibrated paper seeds' controls and falloff runs; to the scratch
+       folder, or with --publish to reports/<regime>/geometry-of-anchors/)
 """
 
 from __future__ import annotations
@@ -69,9 +73,18 @@ def measure(args) -> None:
     print(f"tables written to {where}")
 
 
+def essay(args) -> None:
+    from anchorkit.studies.essay import measuring
+
+    out = measuring.column_geometry(RunStore(), args.scheduler, publish=args.publish)
+    print(f"{out['heads'].run.nunique()} runs measured for the essay's "
+          f"{measuring.COLUMN_REGIME.title} column"
+          + (" (reports/)" if args.publish else " (the scratch folder)"))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("verb", choices=("train", "publish", "measure"))
+    p.add_argument("verb", choices=("train", "publish", "measure", "essay"))
     p.add_argument("--seeds", type=int, nargs="+", default=list(c.SEEDS))
     p.add_argument("--scheduler")
     p.add_argument("--finished-only", action="store_true", help="publish: the finished runs only")
@@ -86,13 +99,13 @@ def main(argv=None):
                                  f"{c.SEEDS[0]}–{c.SEEDS[-1]}")
         if args.finished_only and args.verb != "publish":
             raise ParameterError("--finished-only", True, "applies to publish only")
-        if args.publish and args.verb != "measure":
-            raise ParameterError("--publish", True, "applies to measure only")
+        if args.publish and args.verb not in ("measure", "essay"):
+            raise ParameterError("--publish", True, "applies to measure and essay only")
         check_writable("ANCHORKIT_STORE", RunStore().root)  # read-only, or a file: named first
     except ParameterError as e:
         p.error(str(e))
     try:
-        {"train": train, "publish": publish, "measure": measure}[args.verb](args)
+        {"train": train, "publish": publish, "measure": measure, "essay": essay}[args.verb](args)
     except (StoreError, OSError) as e:  # a file that does not verify, a disk that fills up
         p.exit(1, f"{p.prog}: error: {e}\n")
 

@@ -225,3 +225,51 @@ def test_a_one_sided_prediction_is_not_supported_only_where_the_seeds_go_against
     leaning = essay.judge({"a": test_of([0.1, 0.2, -0.05, 0.3, 0.1, -0.1, 0.2, 0.05]),
                            "b": test_of(up)})
     assert leaning["a"]["verdict"] == essay.NOT_SHOWN  # the predicted way, short of the bar
+
+
+def test_a_regime_column_reads_the_recipe_predictions_on_its_controls_and_the_rest_on_its_early_set():
+    """The recalibrated column (issue 71): its fresh seeds have falloff runs only, with their
+    early weights; the paper seeds have controls and falloff but final weights only. Each
+    prediction reads the set that has what it needs: the two on what anchoring changes the
+    paper seeds (here 6, controls beside falloff), the six others the fresh seeds (here 9, their
+    early snapshot read) — and none is "not testable" for want of weights or controls."""
+    early_seeds, recipe_seeds = range(20, 29), range(6)
+    early = _heads(early_seeds, row=lambda *a: {"ov_change": a[-1].random()})  # a rank to read
+    early = early[early.recipe == "falloff"].assign(set="early")
+    recipe = _heads(recipe_seeds, stages=(("initial", 0), ("final", 400))).assign(set="recipe")
+    layers = pd.concat([_layers(seeds=early_seeds).query("recipe == 'falloff'").assign(set="early"),
+                        _layers(seeds=recipe_seeds).assign(set="recipe")], ignore_index=True)
+    tests = essay.column_tests(pd.concat([early, recipe], ignore_index=True), layers)
+    assert set(tests) == {"boundary", "sinks", "split", "change", "populations", "gradients",
+                          *essay.RECIPE_TESTS}
+    for name, t in tests.items():
+        assert t["n"] == len(recipe_seeds if name in essay.RECIPE_TESTS else early_seeds), name
+        assert t["verdict"] != essay.NOT_TESTABLE, (name, t.get("reason"))
+    # the whole table without its sets: the recipe predictions lose their controls on the fresh
+    # seeds and the early ones their snapshots on the paper seeds, so reading both from one set
+    # would test on fewer seeds or not at all
+    alone = essay.all_tests(early, layers[layers.set == "early"])
+    assert all(alone[k]["verdict"] == essay.NOT_TESTABLE or alone[k]["n"] == 0
+               for k in essay.RECIPE_TESTS)
+
+
+@pytest.mark.slow
+def test_a_column_task_reads_only_the_epochs_it_is_given(tmp_path, monkeypatch):
+    """The column reads a run's published epochs only (the store that trained it keeps more), so
+    that a fresh clone, which has only those, computes the same rows."""
+    import anchorkit.core.train as training
+    from anchorkit.core.store import RunStore
+    from anchorkit.studies.essay import measuring
+    from tests.conftest import small
+
+    monkeypatch.setattr(training, "SNAPSHOT_EPOCHS", (1, 2))
+    store = RunStore(tmp_path / "store")
+    cfg = small(seed=3, recipe="falloff", epochs=4)
+    training.train([cfg], store, progress=False)
+    assert store.snapshot_epochs(cfg) == [1, 2]
+    out = measuring.column_task((cfg, (2,)), store, "cpu")
+    heads = out["heads"]
+    assert set(zip(heads.stage, heads.epoch)) == {("initial", 0), ("snapshot", 2), ("final", 4)}
+    assert set(out) == {"heads", *measuring.geometry.MAP_KINDS}
+    none = measuring.column_task((cfg, ()), store, "cpu")["heads"]
+    assert set(none.stage) == {"initial", "final"}

@@ -263,8 +263,26 @@ def against(t: dict, m: int) -> bool:
     return float(stats.wilcoxon(v, alternative=reverse).pvalue) * m < ALPHA
 
 
-def all_tests(heads: pd.DataFrame, layers: pd.DataFrame) -> dict[str, dict]:
-    """Every prediction of the essay judged on the geometry tables (``judge``)."""
+RECIPE_TESTS = ("recipe-heterogeneity", "recipe-sinks")  # they compare falloff with its control
+
+
+def column_tests(heads: pd.DataFrame, layers: pd.DataFrame) -> dict[str, dict]:
+    """The predictions on a regime column whose rows carry their ``set``
+    (``measuring.column_geometry``): the two on what anchoring changes on the ``recipe`` set
+    (controls and falloff runs), the six others on the ``early`` set (falloff runs with their
+    early weights), judged together: one Holm family of eight, as on the page."""
+    def of(name):
+        return heads[heads["set"] == name], layers[layers["set"] == name]
+
+    return all_tests(*of("early"), recipe=of("recipe"))
+
+
+def all_tests(heads: pd.DataFrame, layers: pd.DataFrame,
+              recipe: tuple[pd.DataFrame, pd.DataFrame] | None = None) -> dict[str, dict]:
+    """Every prediction of the essay judged on the geometry tables (``judge``); ``recipe``: the
+    (heads, layers) the two predictions on what anchoring changes read, where they are other
+    runs than the rest's (default: the same tables)."""
+    recipe_heads, recipe_layers = recipe if recipe is not None else (heads, layers)
     return judge({
         "boundary": boundary_heterogeneity(layers),
         "sinks": sinks_carry_little_value(heads),
@@ -272,6 +290,6 @@ def all_tests(heads: pd.DataFrame, layers: pd.DataFrame) -> dict[str, dict]:
         "change": initial_contribution_predicts_change(heads),
         "populations": anchors_change_less(heads),
         "gradients": gradient_alignment_differs(heads),
-        "recipe-heterogeneity": recipe_changes_heterogeneity(layers),
-        "recipe-sinks": recipe_changes_sinks(heads),
+        "recipe-heterogeneity": recipe_changes_heterogeneity(recipe_layers),
+        "recipe-sinks": recipe_changes_sinks(recipe_heads),
     })

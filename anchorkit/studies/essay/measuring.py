@@ -2,6 +2,15 @@
 the paper's studies (``ESSAY_STUDIES``) in the weak-basis regime at the request's seeds, a task
 per run (``essay_task``) on the executor (``executor.each``); the essay trains nothing. Its
 predictions, judged on these tables, are the package's (``anchorkit.studies.essay``).
+
+A second **regime column** (issue 71) measures the recalibrated regime, where plain Adam builds a
+privileged basis and no learned positions order the tokens (``column_runs``): the confirmation's
+fresh seeds (falloff under plain and rotated Adam, seeds 720–743) at their initial weights,
+their published epoch-``EARLY_EPOCH`` weights and their end, so that the predictions that read
+early weights are testable; and, for the two predictions on what anchoring changes, which need
+controls the confirmation does not train, the recalibrated paper seeds (704–719: control and
+falloff under both arms, initial and final weights). Only published epochs are read, so that a
+fresh clone computes the same tables as the store that trained them.
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from anchorkit.executor import THREADS, each, threads
 from anchorkit.measures import geometry
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.provenance import read_tables, source_state, write_study, written_for
-from anchorkit.regimes import WEAK
+from anchorkit.regimes import RECALIBRATED, WEAK
 from anchorkit.request import Request
 from anchorkit.studies import STUDIES  # the studies whose runs it measures
 from anchorkit.study import PAPER_SEEDS
@@ -85,3 +94,58 @@ def paper_written(reports: Path) -> bool:
     """Whether a reports folder holds the essay's tables of every stored run at the paper seeds."""
     return written_for(Path(reports) / ESSAY, ESSAY, PAPER_SEEDS, PAPER.name,
                        essay_runs(PAPER_SEEDS))
+
+
+# ------------------------------------------------------------------ the recalibrated column
+COLUMN_REGIME = RECALIBRATED
+
+
+def column_runs() -> dict[str, list[RunConfig]]:
+    """The recalibrated column's runs by what they test: ``early`` (the confirmation's set,
+    read at its initial, epoch-``EARLY_EPOCH`` and final weights) and ``recipe`` (the
+    recalibrated paper seeds' controls and falloff runs under both arms, initial and final)."""
+    from anchorkit.studies.rotated_basis import confirmation
+
+    return {"early": confirmation.runs(),
+            "recipe": STUDIES["rotated-basis"].runs(list(COLUMN_REGIME.seeds), PAPER,
+                                                    COLUMN_REGIME, None)}
+
+
+def column_task(item, store, device: str) -> dict[str, pd.DataFrame]:
+    """One run's rows of the column's tables: ``heads`` at its initial and final weights and at
+    the published epochs given (``item``: the run and those epochs), ``layers`` of every map."""
+    cfg, epochs = item
+    with threads(THREADS):
+        run = load_run(cfg, store)
+        snapshots = {cfg.hash: {e: store.load_snapshot(cfg, e) for e in epochs}}
+        return {"heads": geometry.head_table([run], device=device, snapshots=snapshots),
+                **{k: geometry.layer_table([run], kind=k, device=device)
+                   for k in geometry.MAP_KINDS}}
+
+
+def column_geometry(store, scheduler=None, progress: bool = True, device: str = "cpu",
+                    publish: bool = False, reports=None) -> dict[str, pd.DataFrame]:
+    """The recalibrated column's tables (``heads``, ``layers``, each row with its ``set``:
+    ``early`` or ``recipe``), a task per run; written to ``<regime's reports>/
+    geometry-of-anchors/`` (under ``reports``, default the scratch folder unless ``publish``)."""
+    from anchorkit.core.paths import REPORTS
+    from anchorkit.provenance import scratch_root
+    from anchorkit.studies.essay import EARLY_EPOCH  # the package reads this module's values
+
+    t0, source = time.perf_counter(), source_state()
+    sets = column_runs()
+    items = [(c, (EARLY_EPOCH,) if name == "early" else ()) for name, cfgs in sets.items()
+             for c in cfgs]
+    measured = each(column_task, items, store, device, scheduler=scheduler, progress=progress,
+                    desc=f"{ESSAY}, {COLUMN_REGIME.title}")
+    of = {c.hash: name for name, cfgs in sets.items() for c in cfgs}
+    out = {"heads": pd.concat([m["heads"] for m in measured], ignore_index=True),
+           "layers": pd.concat([m[k] for k in geometry.MAP_KINDS for m in measured],
+                               ignore_index=True)}
+    out = {k: t.assign(set=t.hash.map(of)) for k, t in out.items()}
+    root = reports if reports is not None else (REPORTS if publish else scratch_root())
+    where = COLUMN_REGIME.reports(root) / ESSAY
+    runs = [c for cfgs in sets.values() for c in cfgs]
+    write_study(where, out, ESSAY, sorted({c.seed for c in runs}), PAPER.name, runs,
+                time.perf_counter() - t0, source, COLUMN_REGIME.name, publish=publish)
+    return out
