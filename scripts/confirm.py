@@ -74,9 +74,10 @@ def measure(args) -> None:
 
 
 def essay(args) -> None:
-    from anchorkit.studies.essay import measuring
+    from anchorkit.studies.essay import EARLY_EPOCH, measuring
 
-    out = measuring.column_geometry(RunStore(), args.scheduler, publish=args.publish)
+    out = measuring.column_geometry(c.runs(), (EARLY_EPOCH,), RunStore(), args.scheduler,
+                                    publish=args.publish)
     print(f"{out['heads'].run.nunique()} runs measured for the essay's "
           f"{measuring.COLUMN_REGIME.title} column"
           + (" (reports/)" if args.publish else " (the scratch folder)"))

@@ -100,13 +100,12 @@ def paper_written(reports: Path) -> bool:
 COLUMN_REGIME = RECALIBRATED
 
 
-def column_runs() -> dict[str, list[RunConfig]]:
-    """The recalibrated column's runs by what they test: ``early`` (the confirmation's set,
-    read at its initial, epoch-``EARLY_EPOCH`` and final weights) and ``recipe`` (the
-    recalibrated paper seeds' controls and falloff runs under both arms, initial and final)."""
-    from anchorkit.studies.rotated_basis import confirmation
-
-    return {"early": confirmation.runs(),
+def column_runs(early: list[RunConfig]) -> dict[str, list[RunConfig]]:
+    """The recalibrated column's runs by what they test: ``early`` (the confirmation's set, given
+    by its command, ``scripts.confirm``: a study's folder does not read another's; read at its
+    initial, early (``EARLY_EPOCH``) and final weights) and ``recipe`` (the recalibrated paper
+    seeds' controls and falloff runs under both arms, from the registry; initial and final)."""
+    return {"early": list(early),
             "recipe": STUDIES["rotated-basis"].runs(list(COLUMN_REGIME.seeds), PAPER,
                                                     COLUMN_REGIME, None)}
 
@@ -123,18 +122,18 @@ def column_task(item, store, device: str) -> dict[str, pd.DataFrame]:
                    for k in geometry.MAP_KINDS}}
 
 
-def column_geometry(store, scheduler=None, progress: bool = True, device: str = "cpu",
-                    publish: bool = False, reports=None) -> dict[str, pd.DataFrame]:
-    """The recalibrated column's tables (``heads``, ``layers``, each row with its ``set``:
-    ``early`` or ``recipe``), a task per run; written to ``<regime's reports>/
+def column_geometry(early: list[RunConfig], epochs: tuple[int, ...], store, scheduler=None,
+                    progress: bool = True, device: str = "cpu", publish: bool = False,
+                    reports=None) -> dict[str, pd.DataFrame]:
+    """The recalibrated column's tables on ``column_runs(early)`` (``heads``, ``layers``, each row
+    with its ``set``: ``early`` or ``recipe``), the ``early`` runs read at ``epochs`` too (the
+    essay's ``EARLY_EPOCH``), a task per run; written to ``<regime's reports>/
     geometry-of-anchors/`` (under ``reports``, default the scratch folder unless ``publish``)."""
     from anchorkit.core.paths import REPORTS
     from anchorkit.provenance import scratch_root
-    from anchorkit.studies.essay import EARLY_EPOCH  # the package reads this module's values
-
     t0, source = time.perf_counter(), source_state()
-    sets = column_runs()
-    items = [(c, (EARLY_EPOCH,) if name == "early" else ()) for name, cfgs in sets.items()
+    sets = column_runs(early)
+    items = [(c, tuple(epochs) if name == "early" else ()) for name, cfgs in sets.items()
              for c in cfgs]
     measured = each(column_task, items, store, device, scheduler=scheduler, progress=progress,
                     desc=f"{ESSAY}, {COLUMN_REGIME.title}")
