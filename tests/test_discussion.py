@@ -80,7 +80,8 @@ def test_the_paragraph_gives_the_answer_with_each_confirmation_outcome(outcome):
                                                                                    c.UNTIED)}
     text = discussion.learned(regimes, committed)
     assert text.startswith("Plain Adam built the privileged basis")
-    assert screens.answer_sentence(asked) in text  # the answer as the first screen gives it
+    rule = screens.rule_sentence(asked.answer, asked.seeds, outcome)  # as the first screen says
+    assert f"In the {RECAL}, {rule[0].lower()}{rule[1:]}" in text
     said = (f"pending confirmation on {len(c.SEEDS)} fresh seeds" if pending else c.SAYS[outcome])
     assert said in text
     # the fresh seeds' figures and the analyses only once committed

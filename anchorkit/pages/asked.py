@@ -130,3 +130,14 @@ def confirmation_shown(regime: Regime, reports=REPORTS) -> list:
                       "the twins' difference in final training loss."),
             charts.training_length_chart(t["readings"], confirmation.PRIMARY,
                                          confirmation.EARLIER, confirmation.EPOCHS)]
+
+
+def confirmation_caption(regime: Regime, reports=REPORTS) -> str:
+    """The caption of the confirmation's training-length picture (``confirmation_shown``'s
+    last), as MyST; empty while there is no picture."""
+    if confirmation.status(regime, reports) in (None, confirmation.PENDING):
+        return ""
+    return ("```{container} figure-caption\n**Figure.** The training-length analysis: each "
+            f"fresh seed's rotated − plain raw removal at epoch {confirmation.EARLIER} and at the "
+            f"end of training, epoch {confirmation.EPOCHS} (thin lines), the median over seeds in "
+            "bold, zero marked.\n```")

@@ -3,8 +3,8 @@
 of claims. Every sentence reads a table shown on the page; none concludes more than its rule can.
 
 ``learned(facts, committed)`` gives the paragraph: where the question could be asked and why only
-there, the answer there (``screens.answer_sentence``: the direction, the rule set before the runs
-and the confirmation's outcome in the words fixed before its seeds trained), and, once the
+there, the answer there (``screens.rule_sentence``: what the rule set before the runs gives and
+the confirmation's outcome in the words fixed before its seeds trained), and, once the
 confirmation is committed, its fresh seeds' primary reading and what its two analyses say of the
 training-length objection.
 """
@@ -91,7 +91,10 @@ def learned(facts: list[screens.RegimeFacts], committed: dict | None = None) -> 
     ``confirmation`` and ``analyses`` tables; None while it is pending), its primary reading and
     what its analyses say of the training-length objection."""
     parts = [where_asked(facts)]
-    parts += [screens.answer_sentence(f) for f in facts if f.answerable]
+    for f in facts:  # what the rule and the confirmation say (the figures are the first screen's)
+        if f.answerable:
+            said = screens.rule_sentence(f.answer, f.seeds, f.confirmation)
+            parts.append(f"In the {f.title}, {said[0].lower()}{said[1:]}")
     if committed is not None:
         parts += [fresh_sentence(committed["confirmation"]),
                   length_sentences(committed["analyses"])]
