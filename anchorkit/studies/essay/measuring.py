@@ -131,6 +131,7 @@ def column_geometry(early: list[RunConfig], epochs: tuple[int, ...], store, sche
     geometry-of-anchors/`` (under ``reports``, default the scratch folder unless ``publish``)."""
     from anchorkit.core.paths import REPORTS
     from anchorkit.provenance import scratch_root
+
     t0, source = time.perf_counter(), source_state()
     sets = column_runs(early)
     items = [(c, tuple(epochs) if name == "early" else ()) for name, cfgs in sets.items()
