@@ -51,7 +51,8 @@ def test_the_training_length_sentences_say_each_reading_and_its_figures(length, 
     text = discussion.length_sentences(_analyses(length, loss))
     assert discussion.LENGTH[length] in text and discussion.OBJECTION[length] in text
     assert discussion.LOSS[loss] in text and "24 fresh seeds" in text
-    assert f"epoch {c.EARLIER}" in text and "at equal loss it is 0.12 (0.02 to 0.22)" in text
+    assert f"epoch {c.EARLIER}" in text
+    assert "at equal loss rotated Adam still removes 0.12 (0.02 to 0.22) more" in text
     # a reading that shows nothing never says that the objection is ruled out
     assert ("without being ruled out" in text) == (length == c.STEADY)
 
@@ -95,3 +96,12 @@ def test_a_regime_that_cannot_ask_gives_no_answer_in_the_paragraph():
     regimes = [facts(WEAK, screens.ABSENT, 8), facts(SECOND, screens.FORMS, 0)]
     text = discussion.learned(regimes)
     assert "pre-set rule" not in text and "could not be asked" in text
+
+
+@pytest.mark.parametrize("at, says", [
+    ((0.12, 0.02, 0.22), "still removes 0.12 (0.02 to 0.22) more"),
+    ((-0.12, -0.22, -0.02), "removes 0.12 (-0.22 to -0.02) less"),
+    ((0.05, -0.05, 0.15), "the difference is 0.05 (-0.05 to 0.15), which excludes neither side")])
+def test_the_difference_at_equal_loss_says_only_the_side_its_interval_excludes(at, says):
+    f = pd.Series({"at equal loss": at[0], "equal-loss low": at[1], "equal-loss high": at[2]})
+    assert says in discussion.equal_loss(f)

@@ -21,10 +21,10 @@ from anchorkit.studies.rotated_basis import confirmation
 
 LENGTH = {confirmation.SHRINKS: "shrank", confirmation.GROWS: "grew",
           confirmation.STEADY: "showed no change at this number of seeds"}
-LOSS = {confirmation.LESS_TRAINED: "follows the loss: the arm that removes more is the "
-                                   "less-trained one",
-        confirmation.BETTER_TRAINED: "goes against the loss: the arm that removes more is the "
-                                     "better-trained one",
+LOSS = {confirmation.LESS_TRAINED: "rises with it: seeds whose rotated twin ended less trained "
+                                   "show more of it",
+        confirmation.BETTER_TRAINED: "falls as it rises: seeds whose rotated twin ended better "
+                                     "trained show more of it",
         confirmation.UNTIED: "is not tied to it at this number of seeds"}
 # what the length reading allows about the objection that "removes more" is a matter of how far
 # each arm had trained (the confirmation's analyses judge no claim: this is all they say)
@@ -70,9 +70,21 @@ def length_sentences(analyses: pd.DataFrame) -> str:
              f"seeds), {OBJECTION[g.reading]}.")
     second = (f"Set against the twins' difference in final training loss, the difference in "
               f"removal {LOSS[f.reading]} (r {number(f.r)}, 95% interval {number(f['r low'])} to "
-              f"{number(f['r high'])}); at equal loss it is {number(f['at equal loss'])} "
-              f"({number(f['equal-loss low'])} to {number(f['equal-loss high'])}).")
+              f"{number(f['r high'])}); {equal_loss(f)}.")
     return f"{first} {second}"
+
+
+def equal_loss(f) -> str:
+    """The difference in removal at equal final loss (the fit's intercept) with what its 95%
+    interval excludes."""
+    m, low, high = f["at equal loss"], f["equal-loss low"], f["equal-loss high"]
+    figures = f"{number(abs(m))} ({number(low)} to {number(high)})"
+    if low > 0:
+        return f"at equal loss rotated Adam still removes {figures} more"
+    if high < 0:
+        return f"at equal loss rotated Adam removes {figures} less"
+    return (f"at equal loss the difference is {number(m)} ({number(low)} to {number(high)}), "
+            f"which excludes neither side")
 
 
 def fresh_sentence(rows: pd.DataFrame) -> str:
