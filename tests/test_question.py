@@ -119,7 +119,9 @@ def test_the_picture_of_the_answer_draws_every_regime_and_greys_those_that_canno
     claims = {r: ledger(r.reports(root), r.title) for r in REPORT}
     diffs, summary = asked.answer_data(shown, claims)
     facts = [screens.regime_facts(r, claims[r], t) for r, t in shown.items()]
-    assert list(summary.asked) == [f.answerable for f in facts]
+    # a regime's row, then the confirmation's where it has judged that regime's question
+    assert list(summary.asked) == [x for f in facts for x in
+                                   [f.answerable] + [True] * (f.confirmation not in (None, "pending"))]
     assert all((s.reason == "") == s.asked for s in summary.itertuples())
     for r, t in shown.items():  # every seed of every regime, once
         n = len(q.paired_differences(t["results"]))

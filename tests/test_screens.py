@@ -119,10 +119,16 @@ def test_the_reports_regimes_first_screens_answer_where_the_question_can_be_aske
     why = diagnosis_page.why_sentence(diagnosis_page.load(ROOT / "reports")) + " (the diagnosis)."
     answer = " ".join(screens.answer_sentence(f) for f in facts if f.answerable)
     others = screens.others_sentence(facts)
+    # the confirmation's outcome, once judged, is said in its words fixed before its runs (27
+    # for "confirmed"): the report's opening, which also says why the other regimes cannot, may
+    # run that much longer (issue 66); the introduction's stays within its own limit
+    judged = any(f.confirmation not in (None, "pending") for f in facts)
     for fn in (screens.report_first_screen, screens.intro_first_screen,
                screens.ledger_first_screen):
         text = fn(facts, why)
-        assert screens.words(text) <= LIMIT - 20 * (fn is screens.intro_first_screen), fn.__name__
+        limit = LIMIT - 20 * (fn is screens.intro_first_screen) + 10 * (
+            judged and fn is screens.report_first_screen)
+        assert screens.words(text) <= limit, fn.__name__
         assert answer in text and why in text, fn.__name__
     assert others in screens.report_first_screen(facts, why)
     assert others not in screens.intro_first_screen(facts, why)

@@ -151,19 +151,19 @@ def one_sided(a: Answer) -> str:
 
 def rule_sentence(a: Answer, seeds: int, confirmed: str | None) -> str:
     """What the rule set before the runs gives; where it cannot decide, what a one-sided reading
-    gives, labelled post hoc, and the confirmation's status (``confirmed``: its
-    outcome, None where there is none)."""
+    gives, labelled post hoc, pending the confirmation, or, once the confirmation has judged, its
+    outcome in its pre-set words instead (``confirmed``: its outcome, None where there is none)."""
     if a.verdict != question.UNDECIDED:
         return (f"The pre-set rule answers: {ANSWER_WORDS[a.verdict]} (the interval "
                 f"{WHERE[a.verdict]} the margin ±{a.margin:g}).")
+    if confirmed not in (None, confirmation.PENDING):  # the confirmation reads it now
+        return f"The pre-set rule cannot decide at {seeds} seeds. {confirmation.SAYS[confirmed]}"
     said = f"The pre-set rule cannot decide at {seeds} seeds (the interval crosses ±{a.margin:g})"
     side = one_sided(a)
     if side:
         said += f"; read one-sided, post hoc, {side}"
     if confirmed == confirmation.PENDING:
         return said + f", pending confirmation on {len(confirmation.SEEDS)} fresh seeds."
-    if confirmed is not None:
-        return f"{said}. {confirmation.SAYS[confirmed]}"
     return said + "."
 
 
