@@ -118,7 +118,9 @@ def confirmation_shown(regime: Regime, reports=REPORTS) -> list:
     if confirmation.status(regime, reports) in (None, confirmation.PENDING):
         return []
     t = read_tables(regime.reports(reports) / confirmation.FOLDER)
-    rows = t["confirmation"]
+    words = {confirmation.PRIMARY: "raw removal",
+             confirmation.SECONDARY: "removal net of the reference baseline"}
+    rows = t["confirmation"].assign(measure=lambda d: d.measure.map(words).fillna(d.measure))
     return [captioned(rows, {c: c for c in rows.columns},
                       f"The confirmation, {regime.title}: each measure (rotated − plain, per "
                       "seed) on the fresh seeds alone at 95% and pooled with the exploratory "
@@ -138,6 +140,6 @@ def confirmation_caption(regime: Regime, reports=REPORTS) -> str:
     if confirmation.status(regime, reports) in (None, confirmation.PENDING):
         return ""
     return ("```{container} figure-caption\n**Figure.** The training-length analysis: each "
-            f"fresh seed's rotated − plain raw removal at epoch {confirmation.EARLIER} and at the "
-            f"end of training, epoch {confirmation.EPOCHS} (thin lines), the median over seeds in "
-            "bold, zero marked.\n```")
+            "fresh seed's rotated − plain raw removal halfway through training and at its end "
+            "(thin lines; the epochs on the axis), the median over seeds in bold, zero marked."
+            "\n```")
