@@ -105,3 +105,8 @@ def test_a_regime_that_cannot_ask_gives_no_answer_in_the_paragraph():
 def test_the_difference_at_equal_loss_says_only_the_side_its_interval_excludes(at, says):
     f = pd.Series({"at equal loss": at[0], "equal-loss low": at[1], "equal-loss high": at[2]})
     assert says in discussion.equal_loss(f)
+
+
+def test_a_p_below_one_in_a_thousand_is_said_as_such_not_as_zero():
+    rows = _rows().assign(**{"one-sided p": 4.5e-5})
+    assert "one-sided p < 0.001." in discussion.fresh_sentence(rows)

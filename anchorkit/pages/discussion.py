@@ -94,7 +94,11 @@ def fresh_sentence(rows: pd.DataFrame) -> str:
     return (f"On its {int(r.seeds)} fresh seeds rotated minus plain raw removal has median "
             f"{number(r['median difference'])} (95% interval {number(r['interval low'])} to "
             f"{number(r['interval high'])}), rotated larger on {int(r['rotated larger on'])} of "
-            f"{int(r.seeds)}, one-sided p {number(r['one-sided p'], '.3f')}.")
+            f"{int(r.seeds)}, one-sided p {_p(r['one-sided p'])}.")
+
+
+def _p(p: float) -> str:
+    return "< 0.001" if p < 0.001 else number(p, ".3f")
 
 
 def learned(facts: list[screens.RegimeFacts], committed: dict | None = None) -> str:
