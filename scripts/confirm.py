@@ -100,6 +100,8 @@ def main(argv=None):
                                  f"{c.SEEDS[0]}–{c.SEEDS[-1]}")
         if args.finished_only and args.verb != "publish":
             raise ParameterError("--finished-only", True, "applies to publish only")
+        if args.verb == "essay" and args.seeds != list(c.SEEDS):
+            raise ParameterError("--seeds", args.seeds, "essay measures the whole set")
         if args.publish and args.verb not in ("measure", "essay"):
             raise ParameterError("--publish", True, "applies to measure and essay only")
         check_writable("ANCHORKIT_STORE", RunStore().root)  # read-only, or a file: named first

@@ -215,3 +215,13 @@ def test_ctrl_c_under_train_runs_says_one_line_and_no_traceback(tmp_path):
     out, err = p.communicate(timeout=120)
     assert p.returncode == 130, err[-500:]
     assert "interrupted: every finished run is in the store" in err and "Traceback" not in err
+
+
+def test_confirm_essay_refuses_seeds_it_would_ignore(monkeypatch, capsys):
+    from scripts.confirm import main
+
+    monkeypatch.setenv("ANCHORKIT_STORE", "/nonexistent/store")
+    with pytest.raises(SystemExit) as stop:
+        main(["essay", "--seeds", "720"])
+    assert stop.value.code == 2
+    assert "'--seeds' = [720]: essay measures the whole set" in capsys.readouterr().err
