@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from anchorkit.core.paths import REPO as ROOT
 from anchorkit.studies import essay
 
 SEEDS = range(8)
@@ -227,7 +228,9 @@ def test_a_one_sided_prediction_is_not_supported_only_where_the_seeds_go_against
     assert leaning["a"]["verdict"] == essay.NOT_SHOWN  # the predicted way, short of the bar
 
 
-def test_a_regime_column_reads_the_recipe_predictions_on_its_controls_and_the_rest_on_its_early_set():
+@pytest.mark.parametrize("falloff", ["falloff", "falloff-pull-0.3"])  # a regime names its own
+def test_a_regime_column_reads_the_recipe_predictions_on_its_controls_and_the_rest_on_its_early_set(
+        falloff):
     """The recalibrated column (issue 71): its fresh seeds have falloff runs only, with their
     early weights; the paper seeds have controls and falloff but final weights only. Each
     prediction reads the set that has what it needs: the two on what anchoring changes the
@@ -239,12 +242,16 @@ def test_a_regime_column_reads_the_recipe_predictions_on_its_controls_and_the_re
     recipe = _heads(recipe_seeds, stages=(("initial", 0), ("final", 400))).assign(set="recipe")
     layers = pd.concat([_layers(seeds=early_seeds).query("recipe == 'falloff'").assign(set="early"),
                         _layers(seeds=recipe_seeds).assign(set="recipe")], ignore_index=True)
+    named = {"recipe": {"falloff": falloff}}  # the recalibrated column's is falloff-pull-0.3
+    early, recipe, layers = early.replace(named), recipe.replace(named), layers.replace(named)
     tests = essay.column_tests(pd.concat([early, recipe], ignore_index=True), layers)
     assert set(tests) == {"boundary", "sinks", "split", "change", "populations", "gradients",
                           *essay.RECIPE_TESTS}
     for name, t in tests.items():
         assert t["n"] == len(recipe_seeds if name in essay.RECIPE_TESTS else early_seeds), name
         assert t["verdict"] != essay.NOT_TESTABLE, (name, t.get("reason"))
+    with pytest.raises(ValueError, match="one anchored recipe"):
+        essay.as_falloff(pd.DataFrame({"recipe": ["control", "falloff", "split-anti"]}))
     # the whole table without its sets: the recipe predictions lose their controls on the fresh
     # seeds and the early ones their snapshots on the paper seeds, so reading both from one set
     # would test on fewer seeds or not at all
@@ -297,3 +304,84 @@ def test_the_verdicts_by_regime_name_each_prediction_in_each_column_with_its_see
     assert findings.changed_verdicts({"weak": weak, "recal": recal}) == list(
         findings.ESSAY_NAMES.values())  # every verdict moved off "not testable"
     assert findings.changed_verdicts({"weak": weak, "same": weak}) == []
+
+
+def _judged(verdicts: dict[str, str], n: int = 8) -> dict[str, dict]:
+    """Judged tests with the verdicts given (the rest of a test's fields as a judge leaves them)."""
+    return {k: {"verdict": v, "n": n, "agree": n // 2, "p_holm": 0.5, "sink_heads": 3,
+                "heads": 64} for k, v in verdicts.items()}
+
+
+def test_short_counts_name_every_verdict_given_and_whether_all_were_tested():
+    from anchorkit.studies.essay import findings
+
+    verdicts = list(findings.SHORT)  # seven verdicts over the eight predictions: one twice
+    tests = _judged(dict(zip(findings.ESSAY_NAMES, verdicts + verdicts[:1])))
+    said = findings.short_counts(tests)
+    for v, phrase in findings.SHORT.items():
+        count = 2 if v == verdicts[0] else 1
+        assert f"{count} {phrase}" in said, v
+    assert "every prediction tested" not in said
+    tested = _judged(dict.fromkeys(findings.ESSAY_NAMES, essay.SUPPORTED))
+    assert findings.short_counts(tested) == "8 supported; every prediction tested"
+
+
+def test_the_two_column_opening_names_the_fair_regime_and_why_and_both_verdicts():
+    from anchorkit.studies.essay import findings
+    from anchorkit.studies.essay.measuring import COLUMN_REGIME
+
+    fair = _judged(dict.fromkeys(findings.ESSAY_NAMES, essay.NOT_SHOWN), n=24)
+    fair["split"] = {**fair["split"], "verdict": essay.NOT_SUPPORTED, "agree": 5}
+    weak = _judged(dict.fromkeys(findings.ESSAY_NAMES, essay.NOT_TESTABLE))
+    text = findings.columns_first_screen(("recal", fair, "24 seeds"), ("weak", weak, "8 seeds"),
+                                         positions=False)
+    assert "The fair test is the recal: only the causal mask orders its tokens" in text
+    assert "it has 24 seeds against 8 seeds" in text
+    assert "There: 1 not supported, 7 not shown; every prediction tested." in text
+    assert "In the weak: 8 not testable." in text
+    assert "not supported (5 of 24 seeds) there" in text
+    weak["split"]["n"] = 0  # a test with no seed: its verdict alone
+    assert text.replace("not testable (4 of 8 seeds) in the other",
+                        "not testable in the other") == findings.columns_first_screen(
+        ("recal", fair, "24 seeds"), ("weak", weak, "8 seeds"), positions=False)
+    # the reason it gives must hold for the regime it names: a model with learned positions
+    # would make it false, and the page's regime has none
+    with pytest.raises(ValueError, match="learned positions"):
+        findings.columns_first_screen(("recal", fair, "24"), ("weak", weak, "8"), positions=True)
+    assert COLUMN_REGIME.settings()["model"].learned_positions is False
+
+
+def test_the_verdict_figure_draws_a_column_per_regime_with_a_glyph_per_verdict():
+    from anchorkit.pages import charts
+    from anchorkit.pages.charts.grids import COLUMN, ESSAY_COLOURS, ESSAY_GLYPHS
+    from anchorkit.studies.essay import findings
+
+    assert set(ESSAY_GLYPHS) == set(ESSAY_COLOURS)
+    assert len(set(ESSAY_GLYPHS.values())) == len(ESSAY_GLYPHS)  # each verdict reads apart
+    columns = {"weak": _judged(dict.fromkeys(findings.ESSAY_NAMES, essay.NOT_TESTABLE)),
+               "recal": _judged(dict.fromkeys(findings.ESSAY_NAMES, essay.SUPPORTED))}
+    spec = charts.prediction_verdicts(columns, findings.ESSAY_NAMES).to_dict()
+    assert spec["width"] == 2 * COLUMN
+    rows = next(iter(spec["datasets"].values()))
+    assert {(r["regime"], r["glyph"]) for r in rows} == {("weak", "–"), ("recal", "✓")}
+    assert len(rows) == 2 * len(findings.ESSAY_NAMES)
+
+
+def test_the_committed_second_column_tests_every_prediction_at_its_seeds():
+    """Issue 71's acceptance on the committed tables: the recalibrated column at the
+    confirmation's 24 seeds (16 paper seeds for the two on what anchoring changes), its early
+    weights read, and no prediction "not testable"."""
+    from anchorkit.provenance import has_tables, read_tables
+    from anchorkit.studies.essay.measuring import COLUMN_REGIME, ESSAY
+
+    where = COLUMN_REGIME.reports(ROOT / "reports") / ESSAY
+    if not has_tables(where):
+        pytest.skip("the second column's tables are not committed")
+    t = read_tables(where)
+    heads = t["heads"]
+    early = heads[heads.set == "early"]
+    assert early.seed.nunique() == 24 and set(early[early.stage == "snapshot"].epoch) == {50}
+    assert heads[heads.set == "recipe"].seed.nunique() == 16
+    tests = essay.column_tests(heads, t["layers"])
+    assert all(v["verdict"] != essay.NOT_TESTABLE for v in tests.values()), {
+        k: v.get("reason") for k, v in tests.items()}

@@ -360,3 +360,63 @@ def test_layer_table_enrichment(runs):
     assert len(t) == 4 * 4
     assert np.allclose(t.enrichment, t.final / t.initial)
     assert t.boundary.tolist().count(True) == 2 * 4
+
+
+# ---------------------------------------------------------------------------- the heads shown
+def test_head_picture_is_causal_and_its_written_norm_is_what_query_zero_receives(probe):
+    from anchorkit.core.model import per_block
+    from anchorkit.measures.geometry import head_picture
+
+    model = fresh(seed=3)
+    pattern, written = head_picture(model, probe, layer=2, head=1)
+    T = context_length(TASK)
+    grid = torch.tensor(pattern.pivot(index="query", columns="key", values="attention").values)
+    assert grid.shape == (T, T) and torch.allclose(grid.sum(1), torch.ones(T, dtype=grid.dtype))
+    assert (grid.triu(1) == 0).all() and list(written.key) == list(range(T))
+    # query 0 attends to key 0 alone, so what the head writes there is v_0 W_O[h] itself: the
+    # picture's bar at key 0 equals the model's own record of the head's write at position 0
+    _, cache = model.run_with_cache(probe.tokens, model.hook_names("head_out"))
+    out = per_block(cache, "head_out", model.cfg.n_blocks)[2][0, :, 1, 0]  # (B, D)
+    assert written.written[0] == pytest.approx(out.norm(dim=-1).mean().item(), rel=1e-5)
+    # a head that writes nothing (its rows of W_O zero) has no bar anywhere, whatever it attends
+    with torch.no_grad():
+        model.blocks[2].W_O[0, DH:2 * DH] = 0
+    assert (head_picture(model, probe, 2, 1)[1].written == 0).all()
+    assert (head_picture(model, probe, 2, 0)[1].written > 0).all()
+
+
+@pytest.mark.parametrize("bad", [{"layer": 4}, {"layer": -1}, {"head": 4}, {"head": True}])
+def test_head_picture_names_a_bad_layer_or_head(probe, bad):
+    from anchorkit.core.config import ParameterError
+    from anchorkit.measures.geometry import head_picture
+
+    with pytest.raises(ParameterError, match=next(iter(bad))):
+        head_picture(fresh(), probe, **{"layer": 0, "head": 0, **bad})
+
+
+def test_shown_heads_follow_the_rule_and_say_when_no_run_has_both():
+    from anchorkit.measures.geometry import SHOWN, shown_heads
+
+    def head(run, seed, opt, layer, h, sink, score, cls, vc):
+        return {"run": run, "seed": seed, "optimizer": opt, "layer": layer, "head": h,
+                "sink_dominated": sink, "sink_score": score, "class": cls, "value_content": vc}
+
+    rows = [  # seed 1 has a sink that writes much (no anchor) and no worker outside sinks;
+        # seed 2's rotated run has both anchors and workers
+        head("a", 1, "adam", 0, 0, True, 9.0, "worker", 5.0),
+        head("a", 1, "adam", 0, 1, False, 1.0, "neither", 0.5),
+        head("a", 1, "adam", 0, 2, True, 99.0, "worker", 7.0),
+        head("b", 2, "rotated", 0, 0, True, 4.0, "anchor", 0.1),
+        head("b", 2, "rotated", 1, 2, True, 6.0, "anchor", 0.2),
+        head("b", 2, "rotated", 2, 3, False, 1.2, "worker", 2.0),
+        head("b", 2, "rotated", 3, 0, False, 1.1, "worker", 3.0),
+        head("c", 3, "adam", 0, 0, True, 50.0, "anchor", 0.1),
+        head("c", 3, "adam", 1, 0, False, 1.0, "worker", 9.0),
+    ]
+    got = shown_heads(pd.DataFrame(rows))
+    assert list(got.shown) == list(SHOWN) and set(got.run) == {"b"}
+    assert (got.layer.tolist(), got["head"].tolist()) == ([1, 3], [2, 0])
+    assert shown_heads(pd.DataFrame(rows[:3])) is None
+    # a sink-dominated head that writes much is no anchor: with a worker beside it, still none
+    assert shown_heads(pd.DataFrame(rows[:3] + [head("a", 1, "adam", 1, 1, False, 1.0,
+                                                     "worker", 3.0)])) is None

@@ -27,10 +27,12 @@ from anchorkit.core.paths import (check_outside_tracked, check_writable, in_repo
                                   same)
 from anchorkit.profiles import PAPER, Profile
 from anchorkit.pages.rerun import rerun_figures
-from anchorkit.provenance import committed, read_provenance, scratch_root, written_for
+from anchorkit.provenance import (committed, has_tables, read_provenance, read_tables, scratch_root,
+                                  written_for)
 from anchorkit.regimes import DEFAULT, REPORT, Regime
 from anchorkit.core.store import REPO, StoreError
-from anchorkit.studies.essay.measuring import ESSAY, essay_runs, run_geometry
+from anchorkit.studies.essay.measuring import (COLUMN_REGIME, ESSAY, ESSAY_REGIME, essay_runs,
+                                               run_geometry)
 from anchorkit.protocol import compute_study, shown_regimes, written_regimes
 from anchorkit.request import PARAMETERS, Request, check_injected, request
 from anchorkit.studies import PAPER_SEEDS, Study
@@ -301,8 +303,8 @@ def essay_page(req: Request, provenance_glued: bool = False) -> dict[str, pd.Dat
     """The essay page's first step, on the page's checked parameters (``req``): measure every
     stored run at these seeds (or read the tables), show the provenance (or glue it as
     ``provenance-<essay>``, with ``provenance_glued``); the committed tables only with
-    ``publish``. It measures the stored runs of one regime at the method's doses: ``regimes`` and
-    ``doses`` are refused."""
+    ``publish``; the second column's committed tables with them (``column_heads``, ...). It
+    measures one regime's stored runs at the method's doses: ``regimes``, ``doses`` refused."""
     one_line_parameter_errors()
     refuse_unused(req, "essay", ("regimes", "doses"))
     paper = req.seeds == PAPER_SEEDS and req.profile == PAPER and req.epochs is None
@@ -311,11 +313,16 @@ def essay_page(req: Request, provenance_glued: bool = False) -> dict[str, pd.Dat
         essay_runs(req.seeds, req.profile, req.epochs, req.store)),
         req.reuse, req.publish, req.force)
     tables = run_geometry(req.at(home))
+    column = COLUMN_REGIME.reports(REPORTS) / ESSAY  # the second column, as committed
+    shown = [home / ESSAY] + ([column] if has_tables(column) else [])
     notes: list[str] = []
-    _show(home / ESSAY, ESSAY, notes=notes if provenance_glued else None)
+    for where, r in zip(shown, (ESSAY_REGIME, COLUMN_REGIME)):
+        _show(where, ESSAY, f"The {r.title} column: " if len(shown) > 1 else "",
+              notes if provenance_glued else None)
     if provenance_glued:
-        glue(f"provenance-{ESSAY}", notes[0])
-    return tables
+        glue(f"provenance-{ESSAY}", "\n\n".join(notes))
+    return {**tables, **{f"column_{k}": t for k, t in
+                         (read_tables(column).items() if len(shown) > 1 else ())}}
 
 
 def scout_page(req: Request, lengths) -> tuple[dict[str, pd.DataFrame], Path]:

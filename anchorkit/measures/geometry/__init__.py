@@ -25,3 +25,4 @@ from anchorkit.measures.geometry.maps import *  # noqa: F401,F403
 from anchorkit.measures.geometry.heads import *  # noqa: F401,F403
 from anchorkit.measures.geometry.alignment import *  # noqa: F401,F403
 from anchorkit.measures.geometry.tables import *  # noqa: F401,F403
+from anchorkit.measures.geometry.picture import *  # noqa: F401,F403

@@ -5,7 +5,8 @@ Every chart is interactive: hovering a mark shows its run, seed and value.
 
 The package's modules: ``base`` (what the figures share), ``answer`` (the picture of the report's
 answer), ``runs`` (the figures of runs),
-``grids`` (the grids at a glance) and ``context`` (a context's layout); every builder is read
+``grids`` (the grids at a glance), ``heads`` (the heads the essay names, shown) and
+``context`` (a context's layout); every builder is read
 from here (``charts.verdict_grid``).
 """
 
@@ -13,4 +14,5 @@ from anchorkit.pages.charts.answer import *  # noqa: F401,F403
 from anchorkit.pages.charts.base import *  # noqa: F401,F403
 from anchorkit.pages.charts.context import *  # noqa: F401,F403
 from anchorkit.pages.charts.grids import *  # noqa: F401,F403
+from anchorkit.pages.charts.heads import *  # noqa: F401,F403
 from anchorkit.pages.charts.runs import *  # noqa: F401,F403

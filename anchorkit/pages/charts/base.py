@@ -41,3 +41,9 @@ def _runs_and_median(df: pd.DataFrame, x: alt.X, y: str, title: str, by: str = "
         y=f"median({y}):Q", color=color,
         tooltip=["group:N", alt.Tooltip(f"median({y}):Q", format=".3f", title=f"median {title}")])
     return runs, median
+
+
+def per_regime(charts: dict) -> alt.VConcatChart:
+    """One figure per regime column (``charts``: a regime's title → its figure), one above the
+    other, each titled by its regime."""
+    return alt.vconcat(*(c.properties(title=t) for t, c in charts.items()), spacing=28)

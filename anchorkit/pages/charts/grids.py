@@ -3,8 +3,6 @@ and regime (the ledger) or per prediction (the essay) (``anchorkit.pages.charts`
 
 from __future__ import annotations
 
-import textwrap
-
 import altair as alt
 import pandas as pd
 
@@ -103,29 +101,41 @@ ESSAY_COLOURS = {essay.SUPPORTED: "#0072b2", essay.DIFFERS: "#0072b2",
                  essay.NOT_SUPPORTED: "#d55e00", essay.NO_DIFFERENCE: "#e69f00",
                  essay.NOT_SHOWN: "#e69f00",
                  essay.UNDECIDABLE: "#f0e442", essay.NOT_TESTABLE: "#bbbbbb"}
+# a glyph per verdict, so that two verdicts of one colour still read apart, and without colour
+ESSAY_GLYPHS = {essay.SUPPORTED: "✓", essay.DIFFERS: "≠", essay.NOT_SUPPORTED: "✗",
+                essay.NO_DIFFERENCE: "=", essay.NOT_SHOWN: "…", essay.UNDECIDABLE: "?",
+                essay.NOT_TESTABLE: "–"}
+ESSAY_INK = {v: "black" if c in ("#e69f00", "#f0e442", "#bbbbbb") else "white"
+             for v, c in ESSAY_COLOURS.items()}
 
 
-def prediction_verdicts(tests: dict[str, dict], names: dict[str, str]):
-    """The essay's predictions at a glance: one cell per prediction (rows, named by ``names``),
-    coloured by its verdict, which is written beside it; the figures on hover."""
-    df = pd.DataFrame([{"prediction": names[k], "verdict": t["verdict"], "seeds": t["n"],
-                        "agree": t["agree"], "p (Holm)": t["p_holm"],
-                        "written": textwrap.wrap(t["verdict"], VERDICT_LINE)}
-                       for k, t in tests.items()])
-    order = list(dict.fromkeys(ESSAY_COLOURS))
-    # long names and verdicts on two lines, so that the chart fits a phone's column whole
-    y = alt.Y("prediction:N", title=None, sort=list(df.prediction),
+def prediction_verdicts(columns: dict[str, dict[str, dict]], names: dict[str, str]):
+    """The essay's predictions at a glance: one cell per prediction (rows, named by ``names``)
+    and regime column (``columns``: a regime's title → its judged tests), coloured by its verdict
+    and marked with its glyph (``ESSAY_GLYPHS``), the legend below in one column; the seeds, how
+    many went the predicted way and the Holm-corrected p on hover. A phone's width holds it."""
+    df = pd.DataFrame([{"prediction": names[k], "regime": title, "verdict": t["verdict"],
+                        "seeds": t["n"], "agree": t["agree"], "p (Holm)": t["p_holm"],
+                        "glyph": ESSAY_GLYPHS[t["verdict"]], "ink": ESSAY_INK[t["verdict"]]}
+                       for title, tests in columns.items() for k, t in tests.items()])
+    order = list(ESSAY_COLOURS)
+    x = alt.X("regime:N", title=None, sort=list(columns),  # steep titles: the columns narrow
+              axis=alt.Axis(orient="top", labelAngle=-65, labelAlign="left", labelLimit=0))
+    y = alt.Y("prediction:N", title=None, sort=list(dict.fromkeys(df.prediction)),
               axis=alt.Axis(labelLimit=360, labelExpr=two_lines(df.prediction, longest=28)))
+    tooltip = ["prediction:N", "regime:N", "verdict:N", "seeds:Q",
+               alt.Tooltip("agree:Q", title="seeds going the predicted way"),
+               alt.Tooltip("p (Holm):Q", format=".3f")]
     cells = alt.Chart(df).mark_rect(stroke="white", strokeWidth=2).encode(
-        y=y, x=alt.value(0), x2=alt.value(20), color=alt.Color("verdict:N", sort=order, legend=None, scale=alt.Scale(
-            domain=order, range=[ESSAY_COLOURS[v] for v in order])),
-        tooltip=["prediction:N", "verdict:N", "seeds:Q", alt.Tooltip("agree:Q", title="seeds "
-                 "going the predicted way"), alt.Tooltip("p (Holm):Q", format=".3f")])
-    words = alt.Chart(df.assign(shift=lambda d: ROW / 2 - 6 * (d.written.map(len) - 1))).mark_text(
-        align="left", dx=8, lineHeight=12).encode(  # a two-line verdict centred on its row
-        y=y, x=alt.value(28), text="written", yOffset=alt.YOffset("shift:Q", scale=None))
-    return alt.layer(cells, words).properties(width=28 + 6 * VERDICT_LINE, height=ROW * len(df))
+        x=x, y=y, tooltip=tooltip, color=alt.Color(
+            "verdict:N", sort=order, title=None,
+            scale=alt.Scale(domain=order, range=[ESSAY_COLOURS[v] for v in order]),
+            legend=alt.Legend(orient="bottom", columns=1, labelLimit=0, labelExpr=two_lines(
+                order, longest=30, shown={v: f"{ESSAY_GLYPHS[v]} {v}" for v in order}))))
+    glyphs = alt.Chart(df).mark_text(fontSize=14).encode(
+        x=x, y=y, text="glyph:N", color=alt.Color("ink:N", scale=None), tooltip=tooltip)
+    return alt.layer(cells, glyphs).properties(width=COLUMN * len(columns), height=ROW * len(names))
 
 
-VERDICT_LINE = 18  # characters: the longest line of a verdict written beside its cell
-ROW = 30  # px: a prediction's row (its offsets count from the row's top)
+COLUMN = 40  # px: a regime's column
+ROW = 30  # px: a prediction's row (its name on two lines)

@@ -274,7 +274,17 @@ def column_tests(heads: pd.DataFrame, layers: pd.DataFrame) -> dict[str, dict]:
     def of(name):
         return heads[heads["set"] == name], layers[layers["set"] == name]
 
-    return all_tests(*of("early"), recipe=of("recipe"))
+    return all_tests(*of("early"), recipe=tuple(as_falloff(t) for t in of("recipe")))
+
+
+def as_falloff(table: pd.DataFrame) -> pd.DataFrame:
+    """A set of controls and one anchored recipe with that recipe named ``falloff``, the name the
+    tests on what anchoring changes compare with ``control`` (a regime names its own falloff,
+    e.g. ``falloff-pull-0.3``); a ValueError where the set holds more than one anchored recipe."""
+    anchored = sorted(set(table["recipe"]) - {"control"})
+    if len(anchored) > 1:
+        raise ValueError(f"the recipe set holds {anchored}: one anchored recipe expected")
+    return table.replace({"recipe": dict.fromkeys(anchored, "falloff")})
 
 
 def all_tests(heads: pd.DataFrame, layers: pd.DataFrame,

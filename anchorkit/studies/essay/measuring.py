@@ -149,3 +149,26 @@ def column_geometry(early: list[RunConfig], epochs: tuple[int, ...], store, sche
     write_study(where, out, ESSAY, sorted({c.seed for c in runs}), PAPER.name, runs,
                 time.perf_counter() - t0, source, COLUMN_REGIME.name, publish=publish)
     return out
+
+
+def heads_shown(heads: pd.DataFrame, store=None, device: str = "cpu"
+                ) -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
+    """The column's anchor and worker heads, shown: the run and heads ``geometry.shown_heads``
+    picks among the ``recipe`` set's trained heads (runs the registry names, so a fresh clone
+    opens their published weights), each head's title and ``geometry.head_picture`` on the
+    run's probe set at its final weights; empty where no run has both kinds."""
+    from anchorkit.core.task import probe_set, vocab
+    from anchorkit.core.train import load_model
+
+    final = heads[(heads["stage"] == "final") & (heads["set"] == "recipe")]
+    rows = geometry.shown_heads(final)
+    if rows is None:
+        return []
+    cfg = {c.hash: c for c in column_runs([])["recipe"]}[rows.hash.iloc[0]]
+    store = store if store is not None else RunStore()
+    model = load_model([cfg], [store.load_final(cfg)], device)
+    batch, names = probe_set(cfg.task).clean, vocab(cfg.task)
+    return [(f"{r.shown} head: block {r.layer}, head {r['head']} of {cfg.name} "
+             f"(value content {r.value_content:.2f})",
+             *geometry.head_picture(model, batch, int(r.layer), int(r["head"]), names))
+            for _, r in rows.iterrows()]
