@@ -69,3 +69,47 @@ def test_the_committed_predictions_are_the_code_s_and_name_the_finite_d_kurtosis
     assert (ROOT / "calibration" / "basis-free" / "predictions.md").read_text() == text
     assert "2.91" in text and "3(D−1)/(D+1)" in text and "±0.1" in text
     assert bf.GAUSSIAN_KURTOSIS == pytest.approx(2.9077, abs=1e-4)
+
+
+@pytest.mark.slow
+def test_the_scores_the_rule_reads_are_each_run_s_last_probe_scores(tmp_path):
+    """``scores`` reads a finished calibration run's last trajectory point, names its recipe by
+    the study's name and its rate, and leaves out what is not finished."""
+    import dataclasses
+
+    import anchorkit.studies.rotated_basis.basis_free as module
+    from anchorkit.core.store import RunStore
+    from anchorkit.core.train import train
+
+    from tests.conftest import SMALL_TASK, SMALL_TRAIN
+
+    store = RunStore(tmp_path / "store")
+    assert bf.scores(store).empty and bf.decide(bf.scores(store))["verdict"] == bf.PENDING
+
+    def shortened(c):  # the rule's run, small and two epochs long, so that it trains in seconds
+        return dataclasses.replace(c, epochs=2, task=SMALL_TASK,
+                                   train=dataclasses.replace(SMALL_TRAIN, lr=c.train.lr))
+
+    small = shortened(bf.runs(recipes=("control",), seeds=(1,))[0])
+    orig = module._runs
+    try:
+        module._runs = lambda lr, recipes, seeds: [shortened(c) for c in orig(lr, recipes, seeds)]
+        train([small], store, progress=False)
+        got = bf.scores(store)
+    finally:
+        module._runs = orig
+    last = store.load_trajectory(small).iloc[-1]
+    assert len(got) == 1 and got.recipe.iloc[0] == "control" and got.lr.iloc[0] == OWN
+    assert all(got[f"score_{op}"].iloc[0] == last[f"score_{op}"] for op in OPS)
+    text = bf.decision_text(got)
+    assert text.startswith(f"**{bf.PENDING}**") and small.name in text
+
+
+def test_the_paper_runs_are_the_calibrated_runs_at_the_paper_seeds_and_the_rate_given():
+    paper = bf.paper_runs(FIRST)
+    assert sorted({c.seed for c in paper}) == list(bf.PAPER_SEEDS) and len(paper) == 32
+    assert {c.train.lr for c in paper} == {FIRST} and {c.optimizer for c in paper} == {"shared"}
+    own = bf.paper_runs(OWN)[0]
+    assert own.train == bf.runs()[0].train  # the regime's own rate: its settings unchanged
+    with pytest.raises(ValueError, match="paper seeds"):
+        bf.runs(seeds=(704,))

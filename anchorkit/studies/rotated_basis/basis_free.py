@@ -62,6 +62,10 @@ def runs(lr: float | None = None, recipes=RECIPES, seeds=SEEDS) -> list[RunConfi
     bad = [s for s in seeds if s in REGIME.seeds]
     if bad:
         raise ValueError(f"seeds {bad} are paper seeds: the calibration never reads them")
+    return _runs(lr, recipes, seeds)
+
+
+def _runs(lr, recipes, seeds) -> list[RunConfig]:
     out = []
     for r in recipes:
         settings = REGIME.settings(r, SHARED_ADAM.name)
@@ -102,6 +106,42 @@ def decide(scores: pd.DataFrame) -> dict:
         if all(got["falloff"]):
             return {"verdict": PASSES if i == 0 else FALLBACK_CHOSEN, "lr": lr, "waiting": None}
     return {"verdict": NONE_PASSES, "lr": None, "waiting": None}
+
+
+def scores(store) -> pd.DataFrame:
+    """The final op scores (the last trajectory point: probe-set accuracy) of every calibration
+    run of the arm finished in ``store``, at every rate the rule may try: ``decide``'s input."""
+    rows = []
+    for lr in rates():
+        for recipe in RECIPES:
+            for cfg in runs(lr, (recipe,)):
+                if store.has_final(cfg):
+                    last = store.load_trajectory(cfg).iloc[-1]
+                    rows.append({"lr": lr, "recipe": recipe, "seed": cfg.seed, "run": cfg.name,
+                                 "hash": cfg.hash, "epoch": int(last.epoch),
+                                 **{f"score_{op}": float(last[f"score_{op}"]) for op in OPS}})
+    return pd.DataFrame(rows, columns=["lr", "recipe", "seed", "run", "hash", "epoch",
+                                       *(f"score_{op}" for op in OPS)])
+
+
+def decision_text(scores: pd.DataFrame) -> str:
+    """The rule's decision on the runs' scores, in the words the rule set for it, with each run's
+    lowest op score (``calibration/basis-free/decision.md``)."""
+    d = decide(scores)
+    lowest = scores.assign(lowest=scores[[f"score_{op}" for op in OPS]].min(axis=1))
+    lines = [f"- {r.run} (learning rate {r.lr:g}): lowest op score {r.lowest:.3f}"
+             + ("" if learned(r) else f", below {criteria.SCORE_MIN}")
+             for _, r in lowest.iterrows()]
+    rate = "" if d["lr"] is None else f" at learning rate {d['lr']:g}"
+    return "\n".join([f"**{d['verdict']}**{rate}. {SAYS[d['verdict']]}", "",
+                       f"By the rule committed before the runs (`rule.md`), on {len(scores)} "
+                       f"runs:", "", *lines, ""])
+
+
+def paper_runs(lr: float) -> list[RunConfig]:
+    """The arm's paper set at the learning rate its calibration chose: the control and the
+    regime's falloff at the regime's paper seeds."""
+    return _runs(lr, RECIPES, PAPER_SEEDS)
 
 
 SAYS = {

@@ -1,0 +1,96 @@
+"""The basis-free arm (anchorkit.studies.rotated_basis.basis_free; its rule in
+``calibration/basis-free/rule.md``, its predictions in ``predictions.md``, both committed before
+its runs): its calibration, then its paper set.
+
+usage: python -m scripts.basis_free calibrate [--publish] [--scheduler ...]
+       (trains what the rule waits for, in its order, until it decides; the scores and the
+       decision go to the run store's scratch folder, or with --publish to
+       calibration/basis-free/)
+   or: python -m scripts.basis_free train [--seeds 704 ...] [--scheduler ...]
+       (the paper set at the learning rate the committed decision chose: the control and the
+       regime's falloff at its paper seeds; finished runs are skipped, unfinished ones resume)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from scripts import resumable
+from anchorkit.core.config import ParameterError, check_seeds
+from anchorkit.core.paths import check_writable
+from anchorkit.core.store import RunStore, StoreError
+from anchorkit.executor import check_scheduler, execute, training_graph
+from anchorkit.provenance import scratch_root
+from anchorkit.studies.rotated_basis import basis_free as bf
+
+COMMITTED = Path(__file__).resolve().parent.parent / "calibration" / "basis-free"
+
+
+def calibrate(args) -> None:
+    store = RunStore()
+    while (d := bf.decide(scores := bf.scores(store)))["verdict"] == bf.PENDING:
+        lr, recipes = d["waiting"]
+        cfgs = bf.runs(lr, recipes)
+        print(f"training {len(cfgs)} runs at learning rate {lr:g} ({', '.join(recipes)})",
+              flush=True)
+        execute(training_graph(cfgs, store), args.scheduler, desc="basis-free calibration")
+    out = COMMITTED if args.publish else scratch_root() / "basis-free"
+    out.mkdir(parents=True, exist_ok=True)
+    scores.to_csv(out / "scores.csv", index=False, float_format="%.6g")
+    (out / "decision.md").write_text(bf.decision_text(scores))
+    (out / "decision.json").write_text(json.dumps({"verdict": d["verdict"], "lr": d["lr"]}) + "\n")
+    print(bf.decision_text(scores))
+    print(f"written to {out}")
+
+
+def chosen_rate() -> float:
+    """The learning rate the committed decision chose (a ParameterError naming what is missing)."""
+    f = COMMITTED / "decision.json"
+    if not f.exists():
+        raise ParameterError("train", str(f), "no committed decision: run calibrate --publish")
+    d = json.loads(f.read_text())
+    if d["lr"] is None:
+        raise ParameterError("train", d["verdict"], "the calibration chose no learning rate")
+    return float(d["lr"])
+
+
+def train(args) -> None:
+    cfgs = [c for c in bf.paper_runs(args.lr) if c.seed in args.seeds]
+    for cfg in cfgs:
+        print(cfg.name, cfg.hash, flush=True)
+    execute(training_graph(cfgs, RunStore()), args.scheduler, desc="basis-free paper set")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("verb", choices=("calibrate", "train"))
+    p.add_argument("--seeds", type=int, nargs="+", default=list(bf.PAPER_SEEDS))
+    p.add_argument("--scheduler")
+    p.add_argument("--publish", action="store_true", help="calibrate: write the committed record")
+    args = p.parse_args(argv)
+    try:
+        check_seeds(args.seeds)
+        check_scheduler(args.scheduler)
+        unknown = [s for s in args.seeds if s not in bf.PAPER_SEEDS]
+        if unknown:
+            raise ParameterError("--seeds", unknown, f"the paper set's seeds are "
+                                 f"{bf.PAPER_SEEDS[0]}–{bf.PAPER_SEEDS[-1]}")
+        if args.verb == "calibrate" and args.seeds != list(bf.PAPER_SEEDS):
+            raise ParameterError("--seeds", args.seeds, "calibrate trains the rule's seeds")
+        if args.publish and args.verb != "calibrate":
+            raise ParameterError("--publish", True, "applies to calibrate only")
+        if args.verb == "train":
+            args.lr = chosen_rate()
+        check_writable("ANCHORKIT_STORE", RunStore().root)
+    except ParameterError as e:
+        p.error(str(e))
+    try:
+        {"calibrate": calibrate, "train": train}[args.verb](args)
+    except (StoreError, OSError) as e:
+        p.exit(1, f"{p.prog}: error: {e}\n")
+
+
+if __name__ == "__main__":
+    resumable(main)
