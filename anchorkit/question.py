@@ -29,7 +29,6 @@ import numpy as np
 import pandas as pd
 
 from anchorkit.measures.verdicts import CONFIDENCE, median_interval, seeds_needed as _seeds_needed
-from anchorkit.core.optimizers import ARM_NAMES
 
 MARGIN = 0.1
 MEASURES = {"raw_removal": "raw removal", "net_removal": "net removal",
@@ -53,13 +52,17 @@ def answer(low: float, high: float, margin: float = MARGIN) -> str:
     return UNDECIDED
 
 
-def paired_differences(results: pd.DataFrame, measure: str = "raw_removal") -> pd.Series:
-    """Rotated minus plain, seed by seed, from a results table of both arms (seeds in only one
-    arm are left out)."""
+ARMS = ("rotated", "adam")  # the question's difference: the first arm minus the second
+
+
+def paired_differences(results: pd.DataFrame, measure: str = "raw_removal",
+                       arms: tuple[str, str] = ARMS) -> pd.Series:
+    """The first arm minus the second (rotated minus plain unless given), seed by seed, from a
+    results table of both arms (seeds in only one arm are left out)."""
     wide = results.pivot(index="seed", columns="optimizer", values=measure)
-    if not set(ARM_NAMES) <= set(wide.columns):
+    if not set(arms) <= set(wide.columns):
         return pd.Series(dtype=float)
-    return (wide["rotated"] - wide["adam"]).dropna()
+    return (wide[arms[0]] - wide[arms[1]]).dropna()
 
 
 def seeds_needed(diffs, margin: float = MARGIN, confidence: float = CONFIDENCE) -> int | None:
@@ -70,20 +73,22 @@ def seeds_needed(diffs, margin: float = MARGIN, confidence: float = CONFIDENCE) 
     return None if n is None or math.isinf(n) else n
 
 
-def question_rows(results: pd.DataFrame, margin: float = MARGIN) -> pd.DataFrame:
-    """The question's test on every removal measure: n, the median difference, its interval, the
-    answer and, where undecided, the seeds the interval would need."""
+def question_rows(results: pd.DataFrame, margin: float = MARGIN,
+                  arms: tuple[str, str] = ARMS) -> pd.DataFrame:
+    """The question's test on every removal measure (the first arm minus the second): n, the
+    median difference, its interval, the answer and, where undecided, the seeds the interval
+    would need."""
     rows = []
     for col, name in MEASURES.items():
         if col not in results.columns:
             continue
-        d = paired_differences(results, col)
+        d = paired_differences(results, col, arms)
         med, low, high = median_interval(d.values)
         verdict = UNDECIDED if math.isnan(med) or not np.isfinite([low, high]).all() else answer(
             low, high, margin)
         rows.append({"measure": name, "seeds": len(d), "median difference": med,
                      "interval low": low, "interval high": high, "margin": margin,
-                     "rotated larger on": int((d > 0).sum()), "answer": verdict,
+                     f"{arms[0]} larger on": int((d > 0).sum()), "answer": verdict,
                      "seeds needed": seeds_needed(d.values, margin) if verdict == UNDECIDED
                      else None})
     return pd.DataFrame(rows)

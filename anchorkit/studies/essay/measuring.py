@@ -152,11 +152,12 @@ def column_geometry(early: list[RunConfig], epochs: tuple[int, ...], store, sche
 
 
 def heads_shown(heads: pd.DataFrame, store=None, device: str = "cpu"
-                ) -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
+                ) -> list[tuple[list[str], pd.DataFrame, pd.DataFrame]]:
     """The column's anchor and worker heads, shown: the run and heads ``geometry.shown_heads``
     picks among the ``recipe`` set's trained heads (runs the registry names, so a fresh clone
     opens their published weights), each head's title and ``geometry.head_picture`` on the
-    run's probe set at its final weights; empty where no run has both kinds."""
+    run's probe set at its final weights (the title on two lines, to fit a phone); empty where no
+    run has both kinds."""
     from anchorkit.core.task import probe_set, vocab
     from anchorkit.core.train import load_model
 
@@ -168,7 +169,7 @@ def heads_shown(heads: pd.DataFrame, store=None, device: str = "cpu"
     store = store if store is not None else RunStore()
     model = load_model([cfg], [store.load_final(cfg)], device)
     batch, names = probe_set(cfg.task).clean, vocab(cfg.task)
-    return [(f"{r.shown} head: block {r.layer}, head {r['head']} of {cfg.name} "
-             f"(value content {r.value_content:.2f})",
+    return [([f"{r.shown} head: block {r.layer}, head {r['head']}",
+              f"of {cfg.name}, value content {r.value_content:.2f}"],
              *geometry.head_picture(model, batch, int(r.layer), int(r["head"]), names))
             for _, r in rows.iterrows()]
