@@ -110,6 +110,13 @@ def test_the_paper_runs_are_the_calibrated_runs_at_the_paper_seeds_and_the_rate_
     assert sorted({c.seed for c in paper}) == list(bf.PAPER_SEEDS) and len(paper) == 32
     assert {c.train.lr for c in paper} == {FIRST} and {c.optimizer for c in paper} == {"shared"}
     own = bf.paper_runs(OWN)[0]
-    assert own.train == bf.runs()[0].train  # the regime's own rate: its settings unchanged
+    assert own.train == bf.runs()[0].train  # the regime's own rate, as calibrated
+    # the amendment: every run of the arm flushes denormals; the rest of the regime unchanged
+    import dataclasses
+
+    from anchorkit.regimes import RECALIBRATED
+    assert all(c.train.flush_denormals for c in bf.runs() + paper)
+    assert dataclasses.replace(own.train, flush_denormals=False) == \
+        RECALIBRATED.settings("control", "shared")["train"]
     with pytest.raises(ValueError, match="paper seeds"):
         bf.runs(seeds=(704,))
