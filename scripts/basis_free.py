@@ -9,12 +9,17 @@ usage: python -m scripts.basis_free calibrate [--publish] [--scheduler ...]
    or: python -m scripts.basis_free train [--seeds 704 ...] [--scheduler ...]
        (the paper set at the learning rate the committed decision chose: the control and the
        regime's falloff at its paper seeds; finished runs are skipped, unfinished ones resume)
+   or: python -m scripts.basis_free measure [--publish] [--scheduler ...]
+       (its finished pairs measured with the sweep and judged by the committed predictions with
+       the other two arms' tables: to the scratch folder, or with --publish to
+       reports/<regime>/basis-free/)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 
 from scripts import resumable
@@ -22,7 +27,8 @@ from anchorkit.core.config import ParameterError, check_seeds
 from anchorkit.core.paths import check_writable
 from anchorkit.core.store import RunStore, StoreError
 from anchorkit.executor import check_scheduler, execute, training_graph
-from anchorkit.provenance import scratch_root
+from anchorkit.core.paths import REPORTS
+from anchorkit.provenance import read_tables, scratch_root, source_state, write_study
 from anchorkit.studies.rotated_basis import basis_free as bf
 
 COMMITTED = Path(__file__).resolve().parent.parent / "calibration" / "basis-free"
@@ -63,12 +69,28 @@ def train(args) -> None:
     execute(training_graph(cfgs, RunStore()), args.scheduler, desc="basis-free paper set")
 
 
+def measure(args) -> None:
+    from anchorkit.studies.rotated_basis import third_arm
+
+    t0, source, store = time.perf_counter(), source_state(), RunStore()
+    cfgs = [c for c in bf.paper_runs(args.lr) if store.has_final(c)]
+    others = read_tables(bf.REGIME.reports(REPORTS) / "rotated-basis")
+    out = third_arm.tables(third_arm.measure(cfgs, store, args.scheduler), others)
+    root = REPORTS if args.publish else scratch_root()
+    where = bf.REGIME.reports(root) / third_arm.FOLDER
+    write_study(where, out, third_arm.FOLDER, sorted({c.seed for c in cfgs}), "paper", cfgs,
+                time.perf_counter() - t0, source, bf.REGIME.name, publish=args.publish)
+    print(out["question"].to_string(index=False))
+    print(f"tables written to {where}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("verb", choices=("calibrate", "train"))
+    p.add_argument("verb", choices=("calibrate", "train", "measure"))
     p.add_argument("--seeds", type=int, nargs="+", default=list(bf.PAPER_SEEDS))
     p.add_argument("--scheduler")
-    p.add_argument("--publish", action="store_true", help="calibrate: write the committed record")
+    p.add_argument("--publish", action="store_true",
+                   help="calibrate, measure: write the committed record or tables")
     args = p.parse_args(argv)
     try:
         check_seeds(args.seeds)
@@ -79,15 +101,17 @@ def main(argv=None):
                                  f"{bf.PAPER_SEEDS[0]}–{bf.PAPER_SEEDS[-1]}")
         if args.verb == "calibrate" and args.seeds != list(bf.PAPER_SEEDS):
             raise ParameterError("--seeds", args.seeds, "calibrate trains the rule's seeds")
-        if args.publish and args.verb != "calibrate":
-            raise ParameterError("--publish", True, "applies to calibrate only")
-        if args.verb == "train":
+        if args.publish and args.verb == "train":
+            raise ParameterError("--publish", True, "applies to calibrate and measure only")
+        if args.verb == "measure" and args.seeds != list(bf.PAPER_SEEDS):
+            raise ParameterError("--seeds", args.seeds, "measure reads every finished pair")
+        if args.verb in ("train", "measure"):
             args.lr = chosen_rate()
         check_writable("ANCHORKIT_STORE", RunStore().root)
     except ParameterError as e:
         p.error(str(e))
     try:
-        {"calibrate": calibrate, "train": train}[args.verb](args)
+        {"calibrate": calibrate, "train": train, "measure": measure}[args.verb](args)
     except (StoreError, OSError) as e:
         p.exit(1, f"{p.prog}: error: {e}\n")
 

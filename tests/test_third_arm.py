@@ -83,3 +83,18 @@ def test_the_conjecture_s_parts_hold_fail_or_are_reported():
     sits = t.conjecture(results({"control_syntax_cos_⏎_axes": SYNTAX_CHANCE, "raw_spill": 0.0}),
                         alignment())
     assert sits.holds.tolist()[:3] == [False, True, False]  # at chance is not below it
+
+
+def test_the_folder_s_tables_judge_the_arm_with_the_other_two_arms_committed_tables():
+    r, a = results({"raw_spill": 0.3}), alignment()
+    mine = {"results": r[r.optimizer == ARM], "alignment": a[a.optimizer == ARM],
+            "spectra": pd.DataFrame()}
+    others = {"results": r[r.optimizer != ARM], "alignment": a[a.optimizer != ARM]}
+    out = t.tables(mine, others)
+    assert set(out) == {"results", "alignment", "spectra", "premise", "question", "conjecture"}
+    assert (out["results"].optimizer == ARM).all()  # the folder keeps its own pairs only
+    pd.testing.assert_frame_equal(out["premise"], t.premise(r))
+    pd.testing.assert_frame_equal(out["conjecture"], t.conjecture(r, a))
+    alone = t.tables(mine, {"results": others["results"].iloc[:0],
+                            "alignment": others["alignment"].iloc[:0]})
+    assert alone["question"].answer.eq(UNDECIDED).all()  # no other arm: nothing to compare

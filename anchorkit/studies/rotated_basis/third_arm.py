@@ -133,3 +133,40 @@ def conjecture(results: pd.DataFrame, alignment: pd.DataFrame) -> pd.DataFrame:
 def _said(d: dict) -> str:
     return (f"median {d['median difference']:.3f} ({d['interval low']:.3f} to "
             f"{d['interval high']:.3f}), larger on {d['larger on']} of {d['seeds']} seeds")
+
+
+# ---------------------------------------------------------------------- measuring the paper set
+FOLDER = "basis-free"  # reports/<regime>/basis-free/
+
+
+def _pair_task(item, store) -> dict[str, pd.DataFrame]:
+    from anchorkit.pairs import Pair, measured
+
+    anchored, control = item
+    return measured(Pair(anchored, control), True, store)
+
+
+def measure(cfgs, store, scheduler=None, progress: bool = True) -> dict[str, pd.DataFrame]:
+    """The arm's finished pairs (falloff with its control at a seed, from ``basis_free.paper_runs``)
+    measured with the sweep, as the rotated-basis study measures its own (``pairs.measured``), a
+    task per pair on the executor: ``results``, ``alignment`` and ``spectra``."""
+    from anchorkit.executor import each
+
+    by = {(c.seed, c.recipe == "control"): c for c in cfgs if store.has_final(c)}
+    items = [(by[(s, False)], by[(s, True)]) for s, control in sorted(by) if not control
+             and (s, True) in by]
+    out = each(_pair_task, items, store, scheduler=scheduler, progress=progress,
+               desc="basis-free pairs")
+    return {k: pd.concat([o[k] for o in out], ignore_index=True)
+            for k in ("results", "alignment", "spectra")}
+
+
+def tables(mine: dict[str, pd.DataFrame], others: dict[str, pd.DataFrame]
+           ) -> dict[str, pd.DataFrame]:
+    """What the arm's folder commits: its pairs' tables (``mine``, from ``measure``) and, judged
+    with the other two arms' committed tables of the regime (``others``: the rotated-basis
+    study's ``results`` and ``alignment``), the premise, the question and the conjecture."""
+    results = pd.concat([others["results"], mine["results"]], ignore_index=True)
+    alignment = pd.concat([others["alignment"], mine["alignment"]], ignore_index=True)
+    return {**mine, "premise": premise(results), "question": question(results),
+            "conjecture": conjecture(results, alignment)}
