@@ -120,3 +120,19 @@ def test_the_paper_runs_are_the_calibrated_runs_at_the_paper_seeds_and_the_rate_
         RECALIBRATED.settings("control", "shared")["train"]
     with pytest.raises(ValueError, match="paper seeds"):
         bf.runs(seeds=(704,))
+
+
+def test_the_committed_decision_is_the_rule_s_on_the_committed_scores():
+    """calibration/basis-free/decision.md and decision.json say what ``decide`` gives on the
+    committed scores, so the record cannot drift from the rule."""
+    import json
+
+    where = ROOT / "calibration" / "basis-free"
+    if not (where / "scores.csv").exists():
+        pytest.skip("the calibration has not decided yet")
+    scores = pd.read_csv(where / "scores.csv")
+    assert (where / "decision.md").read_text() == bf.decision_text(scores)
+    d = bf.decide(scores)
+    assert json.loads((where / "decision.json").read_text()) == {"verdict": d["verdict"],
+                                                                 "lr": d["lr"]}
+    assert d["verdict"] != bf.PENDING
