@@ -136,3 +136,23 @@ def test_the_committed_decision_is_the_rule_s_on_the_committed_scores():
     assert json.loads((where / "decision.json").read_text()) == {"verdict": d["verdict"],
                                                                  "lr": d["lr"]}
     assert d["verdict"] != bf.PENDING
+
+
+def test_the_command_writes_the_committed_record_only_with_publish(tmp_path, monkeypatch, capsys):
+    """``calibrate`` without ``--publish`` writes its scores and decision to the store's scratch
+    folder, never to calibration/basis-free/; a flag a verb does not use is named and refused."""
+    from scripts import basis_free as cmd
+
+    decided = pd.DataFrame(rows(OWN, "control") + rows(OWN, "falloff")).assign(
+        run="r", hash="h", epoch=1600)
+    monkeypatch.setattr(cmd.bf, "scores", lambda store: decided)
+    monkeypatch.setattr(cmd, "scratch_root", lambda: tmp_path / "scratch")
+    monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
+    before = sorted(p.name for p in cmd.COMMITTED.iterdir())
+    cmd.main(["calibrate"])
+    assert sorted(p.name for p in cmd.COMMITTED.iterdir()) == before
+    written = tmp_path / "scratch" / "basis-free"
+    assert (written / "decision.md").read_text() == bf.decision_text(decided)
+    with pytest.raises(SystemExit):
+        cmd.main(["train", "--publish"])
+    assert "--publish" in capsys.readouterr().err

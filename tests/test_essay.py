@@ -282,30 +282,6 @@ def test_a_column_task_reads_only_the_epochs_it_is_given(tmp_path, monkeypatch):
     assert set(none.stage) == {"initial", "final"}
 
 
-def test_the_verdicts_by_regime_name_each_prediction_in_each_column_with_its_seeds():
-    from anchorkit.studies.essay import findings
-
-    weak = essay.judge({k: {"unit": "seed", "n": 0, "statistic": "", "alternative": "less",
-                            "median": float("nan"), "agree": 0, "per_seed": {},
-                            "p": float("nan"), "reason": "no snapshot"}
-                        for k in findings.ESSAY_NAMES})
-    early = _heads(range(20, 29), row=lambda *a: {"ov_change": a[-1].random()})
-    early = early[early.recipe == "falloff"].assign(set="early")
-    recipe = _heads(range(6), stages=(("initial", 0), ("final", 400))).assign(set="recipe")
-    layers = pd.concat([_layers(seeds=range(20, 29)).query("recipe == 'falloff'")
-                        .assign(set="early"), _layers(seeds=range(6)).assign(set="recipe")])
-    recal = essay.column_tests(pd.concat([early, recipe]), layers)
-    table = findings.verdicts_by_regime({"weak": weak, "recal": recal})
-    assert list(table.columns) == ["prediction", "weak", "recal"]
-    assert list(table.prediction) == list(findings.ESSAY_NAMES.values())
-    assert (table.weak == essay.NOT_TESTABLE).all()  # no seed: the verdict alone
-    boundary = table.set_index("prediction").loc[findings.ESSAY_NAMES["boundary"], "recal"]
-    assert boundary.endswith(f"({recal['boundary']['agree']} of 9 seeds)")
-    assert findings.changed_verdicts({"weak": weak, "recal": recal}) == list(
-        findings.ESSAY_NAMES.values())  # every verdict moved off "not testable"
-    assert findings.changed_verdicts({"weak": weak, "same": weak}) == []
-
-
 def _judged(verdicts: dict[str, str], n: int = 8) -> dict[str, dict]:
     """Judged tests with the verdicts given (the rest of a test's fields as a judge leaves them)."""
     return {k: {"verdict": v, "n": n, "agree": n // 2, "p_holm": 0.5, "sink_heads": 3,

@@ -27,6 +27,8 @@ INVOKED = {
 }
 # the commands left out, and why (each writes nothing committed without its flag, tested where named)
 LEFT_OUT = {
+    "basis_free": "trains the basis-free arm (hours); writes calibration/ or reports/ only with "
+                  "--publish (test_basis_free.py)",
     "book_assets": "installs from npm (node_modules/ and the vendored copies are ignored by git)",
     "execute_studies": "executes every page (minutes); writes reports/ only with --compute",
     "rerun_compare": "retrains a study (hours); writes reports/ only with --publish",

@@ -134,26 +134,3 @@ def columns_first_screen(fair: tuple[str, dict, str], other: tuple[str, dict, st
             f"There: {short_counts(tests)}. In the {o_title}: {short_counts(o_tests)}. The split "
             f"the argument rests on: {_split(tests['split'])} there; {_split(o_tests['split'])} "
             f"in the other.")
-
-
-def verdicts_by_regime(columns: dict[str, dict[str, dict]]) -> pd.DataFrame:
-    """Each prediction (rows, in ``ESSAY_NAMES``' words) and its verdict in each regime column
-    (``columns``: a regime's title → its judged tests), with the seeds its test had and how many
-    went the predicted way (above zero, for a two-sided test)."""
-    rows = []
-    for key, name in ESSAY_NAMES.items():
-        row = {"prediction": name}
-        for title, tests in columns.items():
-            t = tests[key]
-            row[title] = (f"{t['verdict']} ({t['agree']} of {t['n']} seeds)" if t["n"] else
-                          t["verdict"])
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def changed_verdicts(columns: dict[str, dict[str, dict]]) -> list[str]:
-    """The predictions whose verdict differs between the first regime column and another (in
-    ``ESSAY_NAMES``' words): what the second column changes."""
-    first, *others = columns.values()
-    return [name for key, name in ESSAY_NAMES.items()
-            if any(o[key]["verdict"] != first[key]["verdict"] for o in others)]
