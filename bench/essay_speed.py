@@ -13,8 +13,8 @@ import tempfile
 import time
 
 from anchorkit.studies.essay.measuring import essay_runs, run_geometry
-from anchorkit.request import request
-from anchorkit.studies import PAPER_SEEDS
+from anchorkit.engine.request import request
+from anchorkit.engine.registry import PAPER_SEEDS
 
 
 def main(argv=None):

@@ -17,10 +17,10 @@ import time
 import torch
 
 from anchorkit.core.config import check_choice
-from anchorkit.executor import IN_PROCESS
+from anchorkit.engine.executor import IN_PROCESS
 from anchorkit.core.store import RunStore
-from anchorkit.protocol import run_study
-from anchorkit.studies import PAPER_SEEDS, STUDIES, study_pairs
+from anchorkit.engine.protocol import run_study
+from anchorkit.engine.registry import PAPER_SEEDS, STUDIES, study_pairs
 
 
 def main(argv=None):

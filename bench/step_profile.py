@@ -20,7 +20,7 @@ from torch.profiler import ProfilerActivity, profile
 
 from anchorkit import RunConfig
 from anchorkit.core.train import train
-from anchorkit.regimes import RECALIBRATED, REGIMES
+from anchorkit.engine.regimes import RECALIBRATED, REGIMES
 
 from train_speed import gemm_floor, matmul_gflops
 

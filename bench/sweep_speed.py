@@ -33,7 +33,7 @@ def pair_on_cluster(cfgs: list[RunConfig], n_dirs: int, workers: int) -> tuple[f
     (started before the clock), and the answers per run."""
     from distributed import Client
 
-    from anchorkit import executor
+    from anchorkit.engine import executor
     from anchorkit.core.store import RunStore
 
     store = RunStore("/nonexistent-bench-store", published=None)  # the tasks read weights only
@@ -48,7 +48,7 @@ def pair_on_cluster(cfgs: list[RunConfig], n_dirs: int, workers: int) -> tuple[f
 
 
 def _sweep_slice(cfg: RunConfig, start: int, stop: int) -> torch.Tensor:
-    from anchorkit.executor import THREADS, threads
+    from anchorkit.engine.executor import THREADS, threads
     from anchorkit.measures.answers import sweep_answers
 
     with threads(THREADS):

@@ -25,7 +25,7 @@ from anchorkit.measures.probe import linear_probe_accuracy
 from anchorkit.studies.scout import ANCHOR, SCORE_MIN
 from anchorkit.core.store import RunStore
 from anchorkit.measures import criteria
-from anchorkit.pairs import Pair, measure_pair
+from anchorkit.engine.pairs import Pair, measure_pair
 from anchorkit.core.task import DIFFERENCE, OPS, positions, probe_set
 from anchorkit.core.train import load_model
 from scripts.train_runs import configs_from_args

@@ -69,7 +69,7 @@ def adopt(root: Path, runs_only: bool = False) -> tuple[int, int]:
 
 def adopt_reports(folder: Path) -> tuple[int, int]:
     """(provenance digests written, table folders already with one), every table checked."""
-    from anchorkit.provenance import check_manifest
+    from anchorkit.engine.provenance import check_manifest
 
     written = checked = 0
     for f in sorted(Path(folder).rglob("provenance.json")):

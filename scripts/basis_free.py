@@ -26,9 +26,9 @@ from scripts import resumable
 from anchorkit.core.config import ParameterError, check_seeds
 from anchorkit.core.paths import check_writable
 from anchorkit.core.store import RunStore, StoreError
-from anchorkit.executor import check_scheduler, execute, training_graph
+from anchorkit.engine.executor import check_scheduler, execute, training_graph
 from anchorkit.core.paths import REPORTS
-from anchorkit.provenance import read_tables, scratch_root, source_state, write_study
+from anchorkit.engine.provenance import read_tables, scratch_root, source_state, write_study
 from anchorkit.studies.rotated_basis import basis_free as bf
 
 COMMITTED = Path(__file__).resolve().parent.parent / "calibration" / "basis-free"

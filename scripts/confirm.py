@@ -26,8 +26,8 @@ from scripts.publish_runs import add_to_index
 from anchorkit.core.config import ParameterError, check_seeds
 from anchorkit.core.paths import REPORTS, check_writable
 from anchorkit.core.store import RunStore, StoreError
-from anchorkit.executor import check_scheduler, execute, training_graph
-from anchorkit.provenance import read_tables, scratch_root, source_state, write_study
+from anchorkit.engine.executor import check_scheduler, execute, training_graph
+from anchorkit.engine.provenance import read_tables, scratch_root, source_state, write_study
 from anchorkit.studies.rotated_basis import confirmation as c
 
 PUBLISHED_EPOCHS = (50, c.EARLIER)  # the weights published beside the final ones

@@ -33,8 +33,8 @@ from pathlib import Path
 import papermill as pm
 
 from anchorkit.pages.catalogue import CATALOGUE
-from anchorkit.regimes import REPORT, regime as resolve_regime
-from anchorkit.studies import STUDIES
+from anchorkit.engine.regimes import REPORT, regime as resolve_regime
+from anchorkit.engine.registry import STUDIES
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "book" / "studies"
@@ -123,7 +123,7 @@ def execute(args: list[str]) -> None:
         raise SystemExit(f"unknown study {unknown}; expected some of {names}")
     PAGES.mkdir(parents=True, exist_ok=True)
     if regime is not None:
-        from anchorkit.protocol import run_study
+        from anchorkit.engine.protocol import run_study
 
         for study in studies:
             if study not in STUDIES:

@@ -17,10 +17,10 @@ import argparse
 
 import pandas as pd
 
-from anchorkit.regimes import REGIMES, WEAK
+from anchorkit.engine.regimes import REGIMES, WEAK
 from anchorkit.core.store import PUBLISHED, RunStore, write_table
 from anchorkit.core.config import ParameterError, RunConfig, check_int, check_seeds
-from anchorkit.studies import PAPER_SEEDS, STUDIES, study_runs
+from anchorkit.engine.registry import PAPER_SEEDS, STUDIES, study_runs
 from scripts.train_runs import regime_runs
 
 

@@ -1,4 +1,4 @@
-"""The second regime's recalibration (anchorkit.recalibration): train the next candidates in order
+"""The second regime's recalibration (anchorkit.studies.rotated_basis.recalibration): train the next candidates in order
 at the calibration seeds, measure every trained pair, write ``calibration/second-regime/`` and say
 the rule's decision.
 
@@ -27,12 +27,12 @@ from pathlib import Path
 import pandas as pd
 
 from anchorkit.core import candidates
-from anchorkit import recalibration as rc
+from anchorkit.studies.rotated_basis import recalibration as rc
 from anchorkit.core.config import ParameterError, check_int
-from anchorkit.executor import check_scheduler, execute, training_graph
-from anchorkit.pairs import Pair, measured
+from anchorkit.engine.executor import check_scheduler, execute, training_graph
+from anchorkit.engine.pairs import Pair, measured
 from anchorkit.core.paths import inside
-from anchorkit.provenance import machine, scratch_root, source_state
+from anchorkit.engine.provenance import machine, scratch_root, source_state
 from anchorkit.core.store import RunStore
 from anchorkit.core.optimizers import ARM_NAMES
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from anchorkit.studies.diagnosis.running import rejudge_rank
 from anchorkit.core.paths import REPORTS
-from anchorkit.regimes import REPORT
+from anchorkit.engine.regimes import REPORT
 
 
 def main():

@@ -28,10 +28,10 @@ import torch
 
 from anchorkit.core import kernels
 from anchorkit.core.config import ParameterError, check_int, check_seeds
-from anchorkit.provenance import read_tables, scratch_root, source_state, write_study
+from anchorkit.engine.provenance import read_tables, scratch_root, source_state, write_study
 from anchorkit.core.store import RunStore
-from anchorkit.protocol import run_study
-from anchorkit.studies import STUDIES, study_runs
+from anchorkit.engine.protocol import run_study
+from anchorkit.engine.registry import STUDIES, study_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE = 1e-6  # float32 measures of order one: a few units in the last place

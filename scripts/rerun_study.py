@@ -10,7 +10,7 @@ and ends by printing three paths: the tables, the executed notebook, and the not
 standalone HTML page that opens offline.
 
 The tables never go to the repository's committed ``reports/``: they go to the run store's
-scratch folder (``anchorkit.provenance.scratch_root``: ``.runs/reports/`` by default), in a folder
+scratch folder (``anchorkit.engine.provenance.scratch_root``: ``.runs/reports/`` by default), in a folder
 of their own named by what was run (``rerun_folder``: study, profile and seeds), under
 ``<regime>/`` for a regime other than the weak basis, so that re-runs with other seeds keep each
 other; the notebook and the page go beside them (or to ``--out``). A store or an ``--out`` in the
@@ -32,12 +32,12 @@ from pathlib import Path
 from scripts import resumable
 from anchorkit.core.config import ParameterError, check_choice, check_seeds, derive_seed
 from anchorkit.core.paths import check_outside_tracked
-from anchorkit.profiles import PROFILES
-from anchorkit.regimes import WEAK, regime
+from anchorkit.engine.profiles import PROFILES
+from anchorkit.engine.regimes import WEAK, regime
 from anchorkit.core.store import REPO
-from anchorkit.protocol import shown_regimes
-from anchorkit.request import check_regimes
-from anchorkit.studies import study
+from anchorkit.engine.protocol import shown_regimes
+from anchorkit.engine.request import check_regimes
+from anchorkit.engine.registry import study
 
 NOTEBOOKS = REPO / "notebooks"
 
@@ -66,9 +66,9 @@ class Rerun:
     """A re-run's checked parameters and where its files go."""
 
     def __init__(self, args):
-        from anchorkit.executor import check_scheduler
+        from anchorkit.engine.executor import check_scheduler
         from anchorkit.core.paths import check_writable
-        from anchorkit.provenance import scratch_root
+        from anchorkit.engine.provenance import scratch_root
         from anchorkit.core.store import RunStore
 
         self.study = study(args.study)
@@ -138,8 +138,8 @@ def main(argv=None) -> int:
     try:
         rerun = Rerun(args)
         assets()
-        from anchorkit.executor import SCHEDULER_ENV, check_scheduler, connect, describe
-        from anchorkit.plan import study_plan
+        from anchorkit.engine.executor import SCHEDULER_ENV, check_scheduler, connect, describe
+        from anchorkit.engine.plan import study_plan
 
         scheduler = check_scheduler(rerun.scheduler or os.environ.get(SCHEDULER_ENV) or None)
         shown = rerun.shown()

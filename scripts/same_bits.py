@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def lib(name: str):
     """The library's module ``name`` from whichever tree is on the path: in its layer's folder
-    (``anchorkit/core``, ``anchorkit/measures``), in its study's (``anchorkit/studies/diagnosis``,
+    (``anchorkit/core``, ``anchorkit/measures``, ``anchorkit/engine``), in its study's (``anchorkit/studies/diagnosis``,
     ``anchorkit/studies/scout``; ``anchorkit/diagnosis`` in a tree from before the study folders)
     or, in a tree from before the layers and those folders, at the package's top. Looked up by file in
     that tree, since the editable install would otherwise serve a folder the older tree lacks
@@ -44,7 +44,7 @@ def lib(name: str):
     import anchorkit
 
     home = Path(anchorkit.__path__[0])
-    for layer in ("core", "measures", "studies/diagnosis", "studies", "diagnosis", ""):
+    for layer in ("core", "measures", "engine", "studies/diagnosis", "studies", "diagnosis", ""):
         where = home / layer / name
         if where.with_suffix(".py").exists() or (where / "__init__.py").exists():
             return importlib.import_module(".".join(["anchorkit", *filter(None, layer.split("/")),
@@ -56,12 +56,16 @@ def record(out: Path) -> None:
     """Record every output named in the module's docstring into ``out`` (``torch.save``)."""
     torch.set_num_threads(1)
     # the code under comparison, imported here from whichever tree is on the path
-    geometry, rank, scout, studies = (lib(m) for m in ("geometry", "rank", "scout", "studies"))
+    geometry, rank, scout = (lib(m) for m in ("geometry", "rank", "scout"))
+    try:  # the registry, in the engine; the studies' package itself in a tree from before
+        studies = lib("registry")
+    except ModuleNotFoundError:
+        studies = lib("studies")
     e1, probe_set = lib("edit").e1, lib("task").probe_set
     load_model, train = lib("train").load_model, lib("train").train
-    from anchorkit.pairs import measure_pair
-    from anchorkit.profiles import PAPER, QUICK
-    from anchorkit.regimes import SECOND, WEAK
+    measure_pair = lib("pairs").measure_pair
+    PAPER, QUICK = lib("profiles").PAPER, lib("profiles").QUICK
+    SECOND, WEAK = lib("regimes").SECOND, lib("regimes").WEAK
 
     got = {}
     pairs = [p for r in (WEAK, SECOND) for p in studies.study("rotated-basis").pairs([1], QUICK, r)]

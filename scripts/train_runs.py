@@ -1,6 +1,6 @@
 """Train a set of runs into the run store (calibration runs, or a study's runs ahead of its notebook).
 
-The runs are trained through ``anchorkit.executor``: on a LocalCluster of one single-thread worker
+The runs are trained through ``anchorkit.engine.executor``: on a LocalCluster of one single-thread worker
 per core, or on the Dask cluster named by ``--scheduler`` / ``$ANCHORKIT_SCHEDULER``. Finished runs
 are skipped and unfinished ones resume from their last checkpoint, so it can be rerun after a stop.
 
@@ -27,10 +27,10 @@ from scripts import resumable
 from anchorkit import ModelConfig, RunConfig, TaskConfig, TrainConfig
 from anchorkit.core.config import RECIPES, ParameterError, check_choice, check_int, check_seeds
 from anchorkit.core.paths import check_writable
-from anchorkit.executor import check_scheduler, execute, training_graph
-from anchorkit.regimes import REGIMES
+from anchorkit.engine.executor import check_scheduler, execute, training_graph
+from anchorkit.engine.regimes import REGIMES
 from anchorkit.core.store import RunStore, StoreError
-from anchorkit.studies import STUDIES, study_runs
+from anchorkit.engine.registry import STUDIES, study_runs
 from anchorkit.core import optimizers
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from anchorkit.studies.scout import viability
 from anchorkit.core.config import ParameterError
-from anchorkit.executor import check_scheduler
-from anchorkit.provenance import scratch_root
+from anchorkit.engine.executor import check_scheduler
+from anchorkit.engine.provenance import scratch_root
 
 ROOT = Path(__file__).resolve().parent.parent
 

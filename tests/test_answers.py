@@ -5,11 +5,11 @@ import hashlib
 
 import pytest
 
-from anchorkit.profiles import PAPER
-from anchorkit.executor import THREADS, threads
+from anchorkit.engine.profiles import PAPER
+from anchorkit.engine.executor import THREADS, threads
 from anchorkit.measures.answers import ANSWERS_VERSION, predict, answers_key, sweep_answers
 from anchorkit.core.store import RunStore
-from anchorkit.studies import run_config
+from anchorkit.engine.registry import run_config
 
 # the answers of published control-adam-704 (base, and the first 8 sweep directions), one thread,
 # the kernels pinned to AVX2: computed at ANSWERS_VERSION 1

@@ -114,7 +114,7 @@ def test_the_paper_runs_are_the_calibrated_runs_at_the_paper_seeds_and_the_rate_
     # the amendment: every run of the arm flushes denormals; the rest of the regime unchanged
     import dataclasses
 
-    from anchorkit.regimes import RECALIBRATED
+    from anchorkit.engine.regimes import RECALIBRATED
     assert all(c.train.flush_denormals for c in bf.runs() + paper)
     assert dataclasses.replace(own.train, flush_denormals=False) == \
         RECALIBRATED.settings("control", "shared")["train"]

@@ -681,7 +681,7 @@ def _words_limit(name: str) -> int:
     """About 120 words (130); the report's opening, which also says why the other regimes cannot
     ask, 10 more once the confirmation has judged (its outcome in its words fixed before its runs,
     27 for "confirmed"), as tests/test_screens.py allows."""
-    from anchorkit.regimes import RECALIBRATED
+    from anchorkit.engine.regimes import RECALIBRATED
     from anchorkit.studies.rotated_basis import confirmation
 
     judged = confirmation.status(RECALIBRATED) not in (None, confirmation.PENDING)
@@ -727,8 +727,8 @@ def test_no_first_screen_says_cannot_be_decided_alone_where_an_interval_excludes
     from pathlib import Path
 
     from anchorkit.pages import screens
-    from anchorkit.provenance import read_tables
-    from anchorkit.regimes import REPORT
+    from anchorkit.engine.provenance import read_tables
+    from anchorkit.engine.regimes import REPORT
     from anchorkit.studies.rotated_basis import confirmation
 
     p = _FirstScreen()
@@ -772,7 +772,7 @@ def test_no_page_concludes_beyond_the_erasure_families_tried(html):
 
 
 def test_the_ledger_is_a_page_with_headings_and_contents(html):
-    from anchorkit.ledger import SECTIONS
+    from anchorkit.judging.ledger import SECTIONS
 
     page = (html / FIRST_SCREENS["ledger"]).read_text()
     headings = re.findall(r"<h2[^>]*>(.*?)</h2>", page, flags=re.S)

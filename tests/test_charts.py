@@ -105,7 +105,7 @@ def test_trajectory_panels_are_named_in_the_books_words():
 
 
 def test_the_lead_picture_labels_claims_in_words_and_every_legend_is_legible():
-    from anchorkit import ledger
+    from anchorkit.judging import ledger
     from anchorkit.measures.verdicts import VERDICTS
 
     table = pd.DataFrame([{"id": i, "name": n, "claim": "c", "regime": r, "verdict": VERDICTS[k % 4],
@@ -149,7 +149,7 @@ def test_the_answer_picture_shows_each_seed_the_interval_the_margin_and_greys_a_
 
 
 def test_the_verdict_grid_reads_without_colour_a_glyph_in_every_cell_and_in_the_legend():
-    from anchorkit import ledger
+    from anchorkit.judging import ledger
     from anchorkit.measures.verdicts import VERDICTS
 
     table = pd.DataFrame([{"id": i, "name": n, "claim": "c", "regime": "r", "verdict": VERDICTS[k % 4],
@@ -183,7 +183,7 @@ def test_the_paired_removal_panels_share_one_y_scale_and_short_arm_labels():
 
 def test_each_regime_s_alignment_panel_draws_its_own_recipe_s_pull():
     from anchorkit.pages import charts
-    from anchorkit.regimes import RECALIBRATED, WEAK
+    from anchorkit.engine.regimes import RECALIBRATED, WEAK
 
     pulls = {r: charts.recipe_weights(r.settings("falloff")["recipe"]).query("term == 'pull'")
              .weight.iloc[0] for r in (WEAK, RECALIBRATED)}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from anchorkit.core.config import ParameterError
-from anchorkit.executor import check_scheduler, connect
+from anchorkit.engine.executor import check_scheduler, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,7 +113,7 @@ def test_scheduler_values():
 def test_a_cuda_device_on_a_torch_without_cuda_is_named_before_any_work(monkeypatch):
     import torch
 
-    from anchorkit.request import request
+    from anchorkit.engine.request import request
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ParameterError, match="'device' = 'cuda:1': this torch .* sees no CUDA"):
@@ -122,7 +122,7 @@ def test_a_cuda_device_on_a_torch_without_cuda_is_named_before_any_work(monkeypa
 
 
 def test_a_device_typo_is_named_before_torch_sees_it():
-    from anchorkit.request import request
+    from anchorkit.engine.request import request
 
     with pytest.raises(ParameterError, match="'device' = 'cpuu'"):
         request([1], device="cpuu")
@@ -139,9 +139,9 @@ def test_execute_studies_computes_what_its_regime_flag_names(monkeypatch):
     """``--compute --regime R`` computes regime R only, then executes the pages on the committed
     tables (reuse); ``--compute`` alone executes the pages without reuse, so that a page computes
     every regime it shows. Nothing is trained or executed here: both steps are recorded."""
-    import anchorkit.protocol as protocol
+    import anchorkit.engine.protocol as protocol
     import scripts.execute_studies as ex
-    from anchorkit.regimes import SECOND, WEAK
+    from anchorkit.engine.regimes import SECOND, WEAK
 
     ran, executed = [], []
     monkeypatch.setattr(protocol, "run_study",
@@ -184,7 +184,7 @@ def test_the_viability_command_writes_the_committed_record_only_with_publish(mon
     with --publish; by default the run store's scratch folder (nothing trained here: the check
     itself is recorded)."""
     import scripts.viability as command
-    from anchorkit.provenance import scratch_root
+    from anchorkit.engine.provenance import scratch_root
     from anchorkit.studies.scout import viability
 
     monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))

@@ -16,9 +16,9 @@ import pytest
 import torch
 
 import anchorkit.core.store as store_mod
-from anchorkit.regimes import WEAK
+from anchorkit.engine.regimes import WEAK
 from anchorkit.core.config import ParameterError, TrainConfig, check_flag, check_seeds
-from anchorkit.provenance import UnpublishedWrite, check_manifest, clean_stale, write_study
+from anchorkit.engine.provenance import UnpublishedWrite, check_manifest, clean_stale, write_study
 from anchorkit.core.store import DIGEST, PUBLISHED, REPO, RunStore, StoreError, remedy
 from anchorkit.core.train import train
 from tests.conftest import small
@@ -91,7 +91,7 @@ def test_a_page_writes_the_committed_tables_only_for_the_paper_set_or_when_force
 
 def test_an_unwritable_folder_is_named_before_any_work(tmp_path):
     from anchorkit.pages.page import study_page
-    from anchorkit.request import request
+    from anchorkit.engine.request import request
 
     blocked = tmp_path / "a-file"
     blocked.write_text("")
@@ -115,7 +115,7 @@ def edit_a_table(where: Path, table: str) -> Path:
 
 READERS = {
     "ledger": ("rotated-basis", "results",
-               lambda r: __import__("anchorkit.ledger", fromlist=["x"]).regimes_ledger(r)),
+               lambda r: __import__("anchorkit.judging.ledger", fromlist=["x"]).regimes_ledger(r)),
     "report-page later figure": ("reference-baseline", "results", lambda r: __import__(
         "anchorkit.pages.report_page", fromlist=["x"]).later_figures(r, {WEAK: {}})),
     "report-page screen scope": ("loss-rate-screen", "rate", lambda r: __import__(
@@ -140,8 +140,8 @@ def test_an_edited_committed_table_is_refused_by_every_reader_naming_it(tmp_path
 
 
 def test_an_edited_table_is_refused_by_a_study_page_reading_it(tmp_path):
-    from anchorkit.protocol import run_study
-    from anchorkit.studies import PAPER_SEEDS
+    from anchorkit.engine.protocol import run_study
+    from anchorkit.engine.registry import PAPER_SEEDS
 
     where = copy_reports(tmp_path)
     f = edit_a_table(where / "control", "results")
@@ -171,8 +171,8 @@ def test_the_ledger_page_refuses_an_edited_table_in_one_line(tmp_path):
     (lambda t: t[:-3], "provenance.json: contents changed since written"),
 ])
 def test_a_changed_provenance_is_refused_and_nothing_is_recomputed(tmp_path, change, named):
-    from anchorkit.protocol import run_study
-    from anchorkit.studies import PAPER_SEEDS
+    from anchorkit.engine.protocol import run_study
+    from anchorkit.engine.registry import PAPER_SEEDS
 
     where = copy_reports(tmp_path)
     f = where / "control" / "provenance.json"
@@ -184,7 +184,7 @@ def test_a_changed_provenance_is_refused_and_nothing_is_recomputed(tmp_path, cha
 
 
 def test_an_unreadable_provenance_is_one_line_naming_the_file(tmp_path):
-    from anchorkit.provenance import read_provenance
+    from anchorkit.engine.provenance import read_provenance
     from anchorkit.core.store import digest
 
     where = tmp_path / "t"
@@ -258,7 +258,7 @@ def test_reuse_false_as_a_string_recomputes(tmp_path, monkeypatch):
     """papermill's ``-p reuse false`` arrives as the string "false": the page recomputes."""
     import anchorkit.pages.page as page
     from anchorkit.pages.page import study_page
-    from anchorkit.request import request
+    from anchorkit.engine.request import request
 
     calls = []
     real = page.compute_study
@@ -437,7 +437,7 @@ def test_a_second_writer_of_one_run_waits_and_loads_it(tmp_path):
 @pytest.mark.slow
 def test_the_local_cluster_listens_on_this_machine_only_with_its_scratch_in_the_store(
         tmp_path, monkeypatch):
-    from anchorkit.executor import DASHBOARD_ENV, local_cluster
+    from anchorkit.engine.executor import DASHBOARD_ENV, local_cluster
 
     monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
     monkeypatch.delenv(DASHBOARD_ENV, raising=False)
@@ -459,7 +459,7 @@ def test_a_client_without_the_local_cluster_s_credentials_is_refused(tmp_path, m
     import subprocess
     import sys
 
-    from anchorkit.executor import connect, local_cluster
+    from anchorkit.engine.executor import connect, local_cluster
 
     monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
     with local_cluster(1) as cluster:

@@ -133,7 +133,7 @@ def test_the_loss_analysis_gives_each_reading_and_the_difference_at_equal_loss()
 
 
 def test_the_committed_rule_is_the_code_s():
-    from anchorkit import regimes
+    from anchorkit.engine import regimes
     text = c.rule(regimes.RECALIBRATED.title, regimes.RECALIBRATED.recipes["falloff"])
     committed = ROOT / "calibration" / "second-regime" / "confirmation.md"
     assert committed.read_text() == text
@@ -148,7 +148,7 @@ def test_a_run_read_on_its_own_gives_the_anchored_columns_of_its_pair(tmp_path, 
     measure keeps its meaning), at its end and at a snapshot, and the loss is that epoch's."""
     import anchorkit.core.train as training
     from anchorkit.core.store import RunStore
-    from anchorkit.pairs import Pair, measured
+    from anchorkit.engine.pairs import Pair, measured
     from anchorkit.studies.rotated_basis import confirming
     from tests.conftest import small
 
@@ -164,7 +164,7 @@ def test_a_run_read_on_its_own_gives_the_anchored_columns_of_its_pair(tmp_path, 
     assert alone["loss"] == float(traj[traj.epoch == 4].loss.iloc[0]) and alone["epoch"] == 4
     early = confirming.run_row(a, store, 2)
     state = store.load_snapshot(a, 2)
-    from anchorkit.pairs import measure_pair
+    from anchorkit.engine.pairs import measure_pair
     by_hand = measure_pair(Pair(a, ctl), state, store.load_final(ctl))["results"].iloc[0]
     assert early["epoch"] == 2
     assert early["raw_removal"] == pytest.approx(float(by_hand["raw_removal"]), abs=1e-12)

@@ -3,12 +3,12 @@ parts land in one folder per regime, each part's tables kept beside the others'.
 
 import pandas as pd
 
-from anchorkit.profiles import PAPER
+from anchorkit.engine.profiles import PAPER
 from anchorkit.studies import diagnosis
 from anchorkit.studies.diagnosis.running import write_part
-from anchorkit.regimes import WEAK
-from anchorkit.provenance import read_study
-from anchorkit.studies import run_config
+from anchorkit.engine.regimes import WEAK
+from anchorkit.engine.provenance import read_study
+from anchorkit.engine.registry import run_config
 
 
 def test_every_prediction_has_its_statement_and_a_rule_that_names_its_threshold():
@@ -43,7 +43,7 @@ def test_a_rejudge_that_changes_no_table_rewrites_no_file(tmp_path, monkeypatch)
     import shutil
     from pathlib import Path
 
-    from anchorkit.regimes import WEAK
+    from anchorkit.engine.regimes import WEAK
     from anchorkit.studies.diagnosis.running import STUDY, rejudge_rank
 
     root = Path(__file__).resolve().parent.parent / "reports"

@@ -15,9 +15,9 @@ from anchorkit.studies.diagnosis import findings as dp
 from anchorkit.pages import report_page
 from anchorkit.studies.diagnosis.running import seeds_of
 from anchorkit.pages.page import REPORTS
-from anchorkit.regimes import REPORT
+from anchorkit.engine.regimes import REPORT
 from anchorkit.core.store import RunStore
-from anchorkit.studies import PAPER_SEEDS, study_runs
+from anchorkit.engine.registry import PAPER_SEEDS, study_runs
 
 CLAIM_ID = re.compile(r"\b[EPL]\d[a-z]?\b")
 
@@ -114,7 +114,7 @@ def test_the_probe_tables_cover_every_run_and_slice(tables):
 
 
 def test_the_cross_cpu_sentence_reads_the_rerun_record_that_moved_most():
-    from anchorkit.provenance import read_study
+    from anchorkit.engine.provenance import read_study
     from anchorkit.pages.supporting import cross_cpu_text
 
     moved = [(int((~t["comparison"].within_tolerance).sum()), len(t["comparison"]))
@@ -158,7 +158,7 @@ def test_a_regime_whose_parts_are_not_all_committed_is_named_not_shown(tmp_path)
     names the third with how it is computed; once a part is missing from a required regime, the
     page refuses to build rather than show less."""
     import shutil
-    from anchorkit.regimes import RECALIBRATED
+    from anchorkit.engine.regimes import RECALIBRATED
 
     for r in diagnosis.REQUIRED:
         for study in ("diagnosis", "rotated-basis", "viability"):

@@ -7,7 +7,7 @@ import dataclasses
 import pandas as pd
 import pytest
 
-from anchorkit import question
+from anchorkit.studies.rotated_basis import question
 from anchorkit.pages import discussion, screens
 from anchorkit.studies.rotated_basis import confirmation as c
 from tests.test_screens import _answer, facts

@@ -347,7 +347,7 @@ def test_the_committed_second_column_tests_every_prediction_at_its_seeds():
     """Issue 71's acceptance on the committed tables: the recalibrated column at the
     confirmation's 24 seeds (16 paper seeds for the two on what anchoring changes), its early
     weights read, and no prediction "not testable"."""
-    from anchorkit.provenance import has_tables, read_tables
+    from anchorkit.engine.provenance import has_tables, read_tables
     from anchorkit.studies.essay.measuring import COLUMN_REGIME, ESSAY
 
     where = COLUMN_REGIME.reports(ROOT / "reports") / ESSAY

@@ -9,12 +9,12 @@ import time
 import pandas as pd
 import pytest
 
-from anchorkit import executor
+from anchorkit.engine import executor
 from anchorkit.core.store import RunStore
-from anchorkit.profiles import QUICK
-from anchorkit.protocol import run_study
-from anchorkit.studies import study, study_pairs, study_runs
-from anchorkit.provenance import read_tables
+from anchorkit.engine.profiles import QUICK
+from anchorkit.engine.protocol import run_study
+from anchorkit.engine.registry import study, study_pairs, study_runs
+from anchorkit.engine.provenance import read_tables
 
 STUDY, SEEDS = "reference-baseline", [3]  # a pair with the direction sweep: every kind of task
 KW = dict(profile="quick", epochs=2, progress=False)
@@ -93,8 +93,8 @@ def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):
 
     from anchorkit.measures.measure import edited_predictions
     from anchorkit.measures.answers import sweep_answers, sweep_directions
-    from anchorkit.profiles import QUICK
-    from anchorkit.studies import run_config
+    from anchorkit.engine.profiles import QUICK
+    from anchorkit.engine.registry import run_config
     from anchorkit.core.task import probe_set
     from anchorkit.core.train import initial_state, load_model
 
@@ -113,7 +113,7 @@ def test_an_unknown_scheduler_address_fails_with_its_address():
     import dask
 
     from anchorkit.core.config import ParameterError
-    from anchorkit.executor import Graph, execute
+    from anchorkit.engine.executor import Graph, execute
 
     g = Graph()
     g.add("x", int, "1")
@@ -135,7 +135,7 @@ def test_the_essays_tables_through_the_executor_are_its_measures_run_by_run(tmp_
     from anchorkit.core.train import load_run
     from anchorkit.measures import geometry
     from anchorkit.studies.essay.measuring import essay_runs, run_geometry
-    from anchorkit.request import request
+    from anchorkit.engine.request import request
 
     store = RunStore(tmp_path / "store", published=None)
     run_study("control", [4, 5], profile="quick", epochs=1, store=store, progress=False,

@@ -151,10 +151,10 @@ def test_verdicts_are_counted_in_words_never_by_id():
 
 def test_a_page_shows_the_second_regime_only_where_its_tables_are_written(tmp_path):
     from anchorkit.core.config import ParameterError
-    from anchorkit.regimes import SECOND, WEAK
-    from anchorkit.protocol import shown_regimes
-    from anchorkit.request import check_regimes
-    from anchorkit.studies import STUDIES
+    from anchorkit.engine.regimes import SECOND, WEAK
+    from anchorkit.engine.protocol import shown_regimes
+    from anchorkit.engine.request import check_regimes
+    from anchorkit.engine.registry import STUDIES
 
     rb = STUDIES["rotated-basis"]
     assert shown_regimes(rb, [704], reports_dir=tmp_path) == [WEAK]
@@ -169,7 +169,7 @@ def test_a_page_shows_the_second_regime_only_where_its_tables_are_written(tmp_pa
 
 
 def test_a_regime_is_described_from_its_catalogue_entry():
-    from anchorkit.regimes import REGIMES, SECOND, WEAK
+    from anchorkit.engine.regimes import REGIMES, SECOND, WEAK
 
     assert WEAK.describe() == "the calibrated settings"
     text = SECOND.describe()
@@ -249,7 +249,7 @@ def test_removal_is_compared_seed_by_seed_and_the_runs_near_the_line_are_named()
 def test_a_spill_that_misses_by_less_than_one_probe_context_is_said_to_be_at_the_resolution_limit():
     from anchorkit.measures import criteria
     from anchorkit.pages import criteria_met
-    from anchorkit.recalibration import MET
+    from anchorkit.studies.rotated_basis.recalibration import MET
 
     ok = {"lowest op": 0.99, "alignment, slices 3–4": 0.9, "|alignment|, other ops": 0.05,
           "raw removal": 0.9}

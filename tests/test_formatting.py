@@ -4,7 +4,7 @@ sentences in supporting), on constructed cases."""
 import pandas as pd
 import pytest
 
-from anchorkit.formatting import count, paired, summary
+from anchorkit.engine.formatting import count, paired, summary
 from anchorkit.measures.stats import at_least, loss_rate
 
 
@@ -53,7 +53,7 @@ def test_screen_scope_reads_the_net_removal_row_of_the_rate_table():
 
 
 def test_a_moved_count_names_its_denominator_and_the_seeds_it_leaves_out():
-    from anchorkit.formatting import count_moved
+    from anchorkit.engine.formatting import count_moved
 
     # 8 seeds: both runs have a spike on 2 (one moved), one run only on 4, neither on 2
     has_a = [True, True, True, True, False, False, False, False]
@@ -67,7 +67,7 @@ def test_a_moved_count_names_its_denominator_and_the_seeds_it_leaves_out():
 
 
 def test_seed_text_reads_a_run_of_seeds_as_a_range():
-    from anchorkit.formatting import seed_text
+    from anchorkit.engine.formatting import seed_text
 
     assert seed_text(range(800, 840)) == "800–839"
     assert seed_text([704, 706]) == "704, 706" and seed_text([1, 2, 4]) == "1, 2, 4"
@@ -86,7 +86,7 @@ def test_with_no_loss_observed_only_the_upper_end_of_the_interval_is_quoted():
 
 
 def test_a_cpu_reads_without_trademarks_or_the_architecture():
-    from anchorkit.formatting import cpu_name
+    from anchorkit.engine.formatting import cpu_name
 
     assert cpu_name("Intel(R) Xeon(R) Processor, x86_64") == "Intel Xeon"
     assert cpu_name("AMD EPYC 7B13 64-Core Processor, x86_64") == "AMD EPYC 7B13 64-Core"
@@ -94,7 +94,7 @@ def test_a_cpu_reads_without_trademarks_or_the_architecture():
 
 
 def test_myst_said_as_plain_text_keeps_every_roles_words():
-    from anchorkit.formatting import plain_text
+    from anchorkit.engine.formatting import plain_text
 
     text = plain_text("in 2 {term}`regimes <Regime>`: the **weak** ({doc}`/book/methods`, *Its "
                       "section*), after the {doc}`optimizer scout <optimizer-scout>`")
@@ -104,8 +104,8 @@ def test_myst_said_as_plain_text_keeps_every_roles_words():
 
 def test_the_introduction_names_each_regimes_own_seeds():
     from anchorkit.pages.report_page import seeds_named
-    from anchorkit.regimes import RECALIBRATED, SECOND, WEAK
-    from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS
+    from anchorkit.engine.regimes import RECALIBRATED, SECOND, WEAK
+    from anchorkit.engine.registry import PAPER_SEEDS, ROTATED_BASIS
 
     assert seeds_named(ROTATED_BASIS, [704, 705], {WEAK: {}, SECOND: {}}) == "seeds 704–705"
     assert (seeds_named(ROTATED_BASIS, PAPER_SEEDS, {WEAK: {}, RECALIBRATED: {}})

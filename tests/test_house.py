@@ -4,6 +4,8 @@ import statement counts, function-level ones too), and data flows one way."""
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -87,7 +89,8 @@ def test_anchorkit_has_no_import_cycle():
 
 
 def test_the_executor_knows_graphs_and_tasks_not_studies():
-    assert not import_graph()["executor"] & {"studies", "pairs", "pipeline", "studies.scout", "study"}
+    assert not import_graph()["engine.executor"] & {"engine.registry", "engine.pairs", "engine.pipeline",
+                                                   "studies.scout", "engine.study"}
 
 
 def trainers(sources: dict[str, str]) -> set[str]:
@@ -112,19 +115,22 @@ def test_every_run_is_trained_through_the_executor():
     """One graph path: a run is trained only by the executor's training task (a study's graph,
     the scout's); everything else loads stored runs (``core.train.load_run``)."""
     sources = {name: path.read_text() for name, path in modules().items()}
-    assert trainers(sources) == {"executor"}
+    assert trainers(sources) == {"engine.executor"}
 
 
-# The layers, lowest first, folder by folder: a module reads its own layer and those below it.
-# ``core`` knows runs, ``measures`` functions of runs and tables, the studies' layer (every other
-# module: the registry, its folders, the protocol, the ledger, the diagnosis …) runs and judges
-# studies, and ``pages`` presents them.
-LAYERS = ("core", "measures", "studies", "pages")
+# The layers, lowest first, one folder each: a module reads its own layer and those below it.
+# ``core`` knows runs, ``measures`` functions of runs and tables, ``engine`` runs a study knowing
+# none by name (its folders found by the registry at run time), ``judging`` judges the source's
+# claims, ``studies`` are the folders, and ``pages`` presents them. A module's layer is its folder.
+LAYERS = ("core", "measures", "engine", "judging", "studies", "pages")
 
 
 def layer(module: str) -> int:
+    """A module's layer, read from its path; one loose at the package's top has none."""
     first = module.split(".")[0]
-    return LAYERS.index(first) if first in ("core", "measures", "pages") else LAYERS.index("studies")
+    if first not in LAYERS:
+        raise ValueError(f"{module} stands in no layer's folder")
+    return LAYERS.index(first)
 
 
 def upward(graph: dict[str, set[str]]) -> dict[str, list[str]]:
@@ -135,28 +141,34 @@ def upward(graph: dict[str, set[str]]) -> dict[str, list[str]]:
 
 def test_the_layer_check_finds_a_planted_upward_import():
     planted = {"core.train": {"core.model", "measures.measure"}, "measures.measure": {"core.model"},
-               "core.model": set(), "protocol": {"core.train", "pages.page"}, "pages.page": {"protocol"}}
-    assert upward(planted) == {"core.train": ["measures.measure"], "protocol": ["pages.page"]}
-    assert [layer(m) for m in ("core.task", "measures.geometry.maps", "studies.scout.rule", "pages.charts")] \
-        == [0, 1, 2, 3]
+               "core.model": set(), "engine.protocol": {"core.train", "pages.page"},
+               "judging.rules": {"studies.control"}, "pages.page": {"engine.protocol"}}
+    assert upward(planted) == {"core.train": ["measures.measure"], "engine.protocol": ["pages.page"],
+                               "judging.rules": ["studies.control"]}
+    assert [layer(m) for m in ("core.task", "measures.geometry.maps", "engine.registry",
+                               "judging.ledger", "studies.scout.rule", "pages.charts")] \
+        == [0, 1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match="protocol stands in no layer"):
+        layer("protocol")
 
 
 def test_every_module_reads_its_own_layer_and_those_below():
     """The core never reads a measure, a study or a page; a measure never reads a study or a page;
     no study reads a page, so that what a page shows cannot change what is computed."""
     graph = import_graph()
-    assert {"core.train", "measures.measure", "studies", "pages.charts"} <= set(graph)  # seen
-    assert {layer(m) for m in graph} == {0, 1, 2, 3}
+    assert {"core.train", "measures.measure", "engine.registry", "judging.ledger", "studies",
+            "pages.charts"} <= set(graph)  # seen
+    assert {layer(m) for m in graph} == set(range(len(LAYERS)))
     assert upward(graph) == {}
     assert any(d.startswith("pages.") for d in graph["pages.report_page"])  # pages read pages
 
 
-def test_the_core_and_the_measures_stand_in_their_folders():
-    """The core's and the measures' modules live in their folders: none is back at the package's
-    top, where the layer check would count it as a study's and let it read anything."""
-    top = {m for m in import_graph() if layer(m) == 2 and "." not in m}
-    assert not top & {"config", "task", "model", "optim", "optimizers", "recipes", "train", "store",
-                      "edit", "measure", "answers", "directions", "geometry", "verdicts", "criteria"}
+def test_no_module_is_loose_at_the_package_top():
+    """Every module stands in its layer's folder: the package's top holds ``__init__`` alone (and
+    the command line's ``__main__``), so that a module's layer is read from its path."""
+    loose = {p.name for p in (ROOT / "anchorkit").glob("*.py")} - {"__init__.py", "__main__.py"}
+    assert loose == set()
+    assert {m.split(".")[0] for m in import_graph()} == set(LAYERS)
 
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -239,18 +251,19 @@ def test_a_study_folder_stands_on_the_layers_below_it():
     def folder(m):
         return ".".join(m.split(".")[:2])
 
-    wrong = {m: sorted(d for d in graph[m] if (d == "studies" and m not in READS_THE_REGISTRY)
-                       or d == "protocol" or d.startswith(("pages.", "ledger"))
+    wrong = {m: sorted(d for d in graph[m] if (d == "engine.registry" and m not in READS_THE_REGISTRY)
+                       or d == "engine.protocol" or d.startswith(("pages.", "judging.ledger",
+                                                                  "judging.claims"))
                        or (d in folders and folder(d) != folder(m)))
              for m in folders}
     assert {m: d for m, d in wrong.items() if d} == {}
-    assert {m for m in folders if "studies" in graph[m]} == set(READS_THE_REGISTRY)
+    assert {m for m in folders if "engine.registry" in graph[m]} == set(READS_THE_REGISTRY)
     assert not any(m == folder(m) for m in READS_THE_REGISTRY)  # no value reads the registry
-    assert not any(d.startswith("studies") for d in graph["study"])
+    assert not any(d.startswith("studies") or d == "engine.registry" for d in graph["engine.study"])
     # below the pages, only the registry names a folder, by discovery (the pages present the
     # folders' texts: the report's pages read several studies')
     named = {m: sorted(d for d in deps if d in folders) for m, deps in graph.items()}
-    assert {m: d for m, d in named.items() if d and m not in folders and layer(m) < 3} == {}
+    assert {m: d for m, d in named.items() if d and m not in folders and layer(m) < LAYERS.index("pages")} == {}
 
 
 # The modules that name a regime of the registry by its own name, each with the study it declares
@@ -259,7 +272,7 @@ def test_a_study_folder_stands_on_the_layers_below_it():
 REGIME_NAMES = ("WEAK", "SECOND", "RECALIBRATED")
 DECLARES_A_REGIME = {
     "studies.scout.viability": "the second regime's viability check judges that regime",
-    "recalibration": "the recalibration reopened in the second regime",
+    "studies.rotated_basis.recalibration": "the recalibration reopened in the second regime",
     "studies.diagnosis": "the diagnosis's focus and the regimes it is measured in",
     "studies.essay.measuring": "the essay measures the weak-basis regime's runs (ESSAY_REGIME)",
     "studies.rotated_basis.confirmation": "the confirmation asks the recalibrated regime's "
@@ -270,11 +283,11 @@ DECLARES_A_REGIME = {
 
 
 def regimes_named(tree: ast.AST) -> set[str]:
-    """The registry's regimes a module's code names: imported from ``anchorkit.regimes`` or read
+    """The registry's regimes a module's code names: imported from ``anchorkit.engine.regimes`` or read
     as ``regimes.<NAME>``."""
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "anchorkit.regimes":
+        if isinstance(node, ast.ImportFrom) and node.module == "anchorkit.engine.regimes":
             found |= {a.name for a in node.names if a.name in REGIME_NAMES}
         if (isinstance(node, ast.Attribute) and node.attr in REGIME_NAMES
                 and isinstance(node.value, ast.Name) and node.value.id.lstrip("_") == "regimes"):
@@ -283,7 +296,7 @@ def regimes_named(tree: ast.AST) -> set[str]:
 
 
 def test_the_regime_name_finder_finds_both_spellings():
-    code = "from anchorkit.regimes import REPORT, SECOND\nx = regimes.WEAK\ny = _regimes.SCREENED"
+    code = "from anchorkit.engine.regimes import REPORT, SECOND\nx = regimes.WEAK\ny = _regimes.SCREENED"
     assert regimes_named(ast.parse(code)) == {"SECOND", "WEAK"}
 
 

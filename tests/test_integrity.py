@@ -155,8 +155,8 @@ def test_under_umask_077_the_store_s_folders_and_files_stay_readable_by_the_grou
 def test_an_interrupted_study_write_leaves_the_old_study_whole(tmp_path, monkeypatch):
     """Killed between two table writes, a study directory still holds the old execution whole,
     and reuse reads it; tables edited or left behind are refused by name."""
-    import anchorkit.provenance as provenance  # where the study's tables are written from
-    import anchorkit.protocol as protocol
+    import anchorkit.engine.provenance as provenance  # where the study's tables are written from
+    import anchorkit.engine.protocol as protocol
 
     kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
               store=RunStore(tmp_path / "store"), progress=False)

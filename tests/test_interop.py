@@ -1,5 +1,5 @@
 """A published run opened in TransformerLens agrees with anchorkit's model on every activation
-(anchorkit.interop; the optional ``interop`` extra). TransformerLens computes the forward pass with
+(anchorkit.core.interop; the optional ``interop`` extra). TransformerLens computes the forward pass with
 its own code (its native transformer: its embedding, norms, attention and MLP modules), so this is
 an independent implementation checking ours.
 
@@ -19,10 +19,10 @@ import torch
 
 pytest.importorskip("transformer_lens", reason="the optional interop extra: pip install -e '.[interop]'")
 
-from anchorkit import interop  # noqa: E402
+from anchorkit.core import interop  # noqa: E402
 from anchorkit.core.edit import e1, projection_edit  # noqa: E402
 from anchorkit.core.scores import query_predictions  # noqa: E402
-from anchorkit.regimes import REPORT  # noqa: E402
+from anchorkit.engine.regimes import REPORT  # noqa: E402
 from anchorkit.core.store import RunStore  # noqa: E402
 from anchorkit.core.task import probe_set  # noqa: E402
 from anchorkit.core.train import load_model  # noqa: E402

@@ -56,8 +56,8 @@ import torch, anchorkit
 torch.set_num_threads(1)
 from safetensors.torch import load_file
 from anchorkit.core.store import RunStore
-from anchorkit.profiles import PAPER
-from anchorkit.studies import run_config
+from anchorkit.engine.profiles import PAPER
+from anchorkit.engine.registry import run_config
 from anchorkit.core.train import train
 cfg = run_config(704, "control", "adam", PAPER)
 run = train([cfg], RunStore({str(tmp_path)!r}, published=None), progress=False)[0]

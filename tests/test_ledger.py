@@ -8,7 +8,7 @@ import pandas as pd
 from scipy.stats import fisher_exact
 import pytest
 
-from anchorkit import ledger
+from anchorkit.judging import ledger
 from anchorkit.studies.loss_rate_screen import rate_table
 from anchorkit.core.task import SYNTAX
 
@@ -466,7 +466,7 @@ def test_a_regime_added_to_the_ledger_adds_one_column_of_verdicts_above_figures(
 
 
 def test_a_column_at_more_seeds_says_which_undecided_claims_it_decides():
-    from anchorkit.regimes import RECALIBRATED, SECOND, WEAK
+    from anchorkit.engine.regimes import RECALIBRATED, SECOND, WEAK
 
     def rows(regime, verdicts):
         return pd.DataFrame({"id": list(verdicts), "verdict": list(verdicts.values()),

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import torch
 
-from anchorkit import mirror
+from anchorkit.studies.rotated_basis import mirror
 from anchorkit.measures import directions
 from anchorkit.core.task import SYNTAX, token_id
 from anchorkit.core.train import initial_state

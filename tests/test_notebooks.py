@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from anchorkit.studies import STUDIES
+from anchorkit.engine.registry import STUDIES
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -57,8 +57,8 @@ def test_source_notebooks_are_stored_clean_with_a_parameters_cell():
 @pytest.mark.notebook
 def test_essay_notebook_measures_every_head_of_every_stored_run(tmp_path):
     from anchorkit.core.store import RunStore
-    from anchorkit.profiles import QUICK
-    from anchorkit.studies import run_config
+    from anchorkit.engine.profiles import QUICK
+    from anchorkit.engine.registry import run_config
     from anchorkit.core.train import train
 
     store = tmp_path / "store"

@@ -149,7 +149,7 @@ def test_the_basis_free_arm_is_one_registry_value_with_no_own_basis(toys):
 
     import pandas as pd
 
-    from anchorkit import mirror
+    from anchorkit.studies.rotated_basis import mirror
     from anchorkit.core.optimizers import RANDOM_KIND, SHARED_ADAM
     from anchorkit.measures.directions import notable_table
 
@@ -180,7 +180,7 @@ def test_a_basis_free_pair_is_measured_with_the_random_directions_as_its_referen
     the sweep's random directions."""
     import numpy as np
 
-    from anchorkit.pairs import Pair, measure_pair
+    from anchorkit.engine.pairs import Pair, measure_pair
 
     a_cfg = small(seed=5, recipe="falloff", optimizer="shared", epochs=2)
     c_cfg = small(seed=5, optimizer="shared", epochs=2)

@@ -12,7 +12,7 @@ import pytest
 from anchorkit.core import paths
 from anchorkit.core.config import ParameterError
 from anchorkit.core.paths import REPO, REPORTS
-from anchorkit.provenance import committed
+from anchorkit.engine.provenance import committed
 from anchorkit.core.store import RunStore, StoreError, read_verified, remedy
 from anchorkit.core.train import train
 from tests.conftest import SMALL_TRAIN
@@ -66,7 +66,7 @@ def test_the_tracked_tree_is_told_from_what_git_ignores(tmp_path):
 
 def test_a_page_refuses_reports_dir_as_dot_dot_reports_from_notebooks(monkeypatch, tmp_path):
     from anchorkit.pages.page import study_page
-    from anchorkit.request import request
+    from anchorkit.engine.request import request
 
     monkeypatch.chdir(REPO / "notebooks")
     before = git_status("reports")
@@ -86,7 +86,7 @@ def test_a_page_refuses_reports_dir_as_dot_dot_reports_from_notebooks(monkeypatc
 def test_a_page_refuses_a_link_to_reports_and_a_folder_in_the_tracked_tree(tmp_path,
                                                                            link_to_reports):
     from anchorkit.pages.page import study_page
-    from anchorkit.request import request
+    from anchorkit.engine.request import request
 
     kw = dict(store_dir=tmp_path / "s", scheduler="in-process", progress=False)
     with pytest.raises(ParameterError, match="'reports_dir'.*names the committed"):

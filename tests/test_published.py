@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from anchorkit.core.store import PUBLISHED, RunStore
-from anchorkit.pairs import measure_pair
-from anchorkit.studies import PAPER_SEEDS, STUDIES, study_pairs, study_runs
+from anchorkit.engine.pairs import measure_pair
+from anchorkit.engine.registry import PAPER_SEEDS, STUDIES, study_pairs, study_runs
 from anchorkit.core.task import OPS
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"

@@ -1,4 +1,4 @@
-"""The report's question by its own test (anchorkit.question): each answer on constructed cases,
+"""The report's question by its own test (anchorkit.studies.rotated_basis.question): each answer on constructed cases,
 the exact interval's ranks, and the seeds an undecided answer would need."""
 
 from pathlib import Path
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anchorkit import question as q
+from anchorkit.studies.rotated_basis import question as q
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,7 +73,7 @@ def test_the_answers_are_the_margins_own():
 
 
 def test_the_committed_predictions_are_the_code_s_and_name_the_interval_it_uses():
-    from anchorkit import regimes
+    from anchorkit.engine import regimes
     from anchorkit.measures import criteria
     from anchorkit.measures.verdicts import median_interval
     text = q.predictions(regimes.RECALIBRATED_SEEDS, regimes.RECALIBRATED.title,
@@ -89,10 +89,10 @@ def test_the_report_reads_the_test_as_an_answer_only_where_the_question_can_be_a
     import dataclasses
     from pathlib import Path
 
-    from anchorkit import ledger
+    from anchorkit.judging import ledger
     from anchorkit.pages import asked, screens
-    from anchorkit.provenance import read_tables
-    from anchorkit.regimes import SECOND
+    from anchorkit.engine.provenance import read_tables
+    from anchorkit.engine.regimes import SECOND
 
     root = Path(__file__).resolve().parent.parent / "reports"
     tables = read_tables(SECOND.reports(root) / "rotated-basis")
@@ -109,10 +109,10 @@ def test_the_report_reads_the_test_as_an_answer_only_where_the_question_can_be_a
 
 
 def test_the_picture_of_the_answer_draws_every_regime_and_greys_those_that_cannot_ask():
-    from anchorkit.ledger import ledger
+    from anchorkit.judging.ledger import ledger
     from anchorkit.pages import asked, charts, screens
-    from anchorkit.provenance import read_tables
-    from anchorkit.regimes import REPORT
+    from anchorkit.engine.provenance import read_tables
+    from anchorkit.engine.regimes import REPORT
 
     root = ROOT / "reports"
     shown = {r: read_tables(r.reports(root) / "rotated-basis") for r in REPORT}
@@ -135,9 +135,9 @@ def test_the_confirmation_s_row_follows_its_regime_once_its_tables_are_committed
     regime it asks again: its 24 fresh seeds' differences and its own interval, asked."""
     import numpy as np
 
-    from anchorkit.ledger import ledger
+    from anchorkit.judging.ledger import ledger
     from anchorkit.pages import asked
-    from anchorkit.provenance import read_tables, write_study
+    from anchorkit.engine.provenance import read_tables, write_study
     from anchorkit.studies.rotated_basis import confirmation as c, confirming
 
     r = c.REGIME
@@ -175,7 +175,7 @@ def test_a_pending_confirmation_says_how_many_pairs_are_published_and_none_measu
     """Pending, the report counts the confirmation's pairs with both arms published (a seed with
     one arm only is not a pair), and shows no table; a regime it does not ask says nothing."""
     from anchorkit.pages import asked
-    from anchorkit.regimes import WEAK
+    from anchorkit.engine.regimes import WEAK
     from anchorkit.studies.rotated_basis import confirmation as c
 
     index = pd.DataFrame({"seed": [720, 720, 721, 721, 722, 704],

@@ -1,5 +1,5 @@
 """The second regime's recalibration: the candidates as recipes, and the rule on constructed cases
-(anchorkit.core.candidates, anchorkit.recalibration, recipes.routed_loss)."""
+(anchorkit.core.candidates, anchorkit.studies.rotated_basis.recalibration, recipes.routed_loss)."""
 
 import pandas as pd
 import pytest
@@ -7,7 +7,7 @@ import torch
 
 from anchorkit.core import candidates
 from anchorkit.measures import criteria
-from anchorkit import recalibration as rc
+from anchorkit.studies.rotated_basis import recalibration as rc
 from anchorkit.core.config import RunConfig
 from anchorkit.core.recipes import anchor_loss, anchor_masks, recipe, routed_loss
 from anchorkit.core.task import DIFFERENCE, OPS, positions

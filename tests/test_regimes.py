@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from anchorkit import regimes
+from anchorkit.engine import regimes
 from anchorkit.studies import scout
 from anchorkit.core.config import ParameterError
-from anchorkit.studies import study_runs
+from anchorkit.engine.registry import study_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -88,7 +88,7 @@ def test_the_scout_screens_the_regimes_it_screened():
 
 def test_a_study_at_its_paper_seeds_runs_at_a_regimes_own_in_that_regime():
     from anchorkit.pages.page import seed_counts
-    from anchorkit.studies import PAPER_SEEDS, ROTATED_BASIS, STUDIES
+    from anchorkit.engine.registry import PAPER_SEEDS, ROTATED_BASIS, STUDIES
 
     r = regimes.RECALIBRATED
     # the paper seeds stand for the regime's own 16, so the page at its defaults reads them

@@ -6,14 +6,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from anchorkit import ledger, protocol, regimes, studies
+from anchorkit.judging import ledger
+import anchorkit.studies as package  # the folders the registry searches
+from anchorkit.engine import protocol, regimes, registry
 from anchorkit.pages import report_page
 from anchorkit.core.config import ParameterError
-from anchorkit.profiles import PAPER, PROFILES, QUICK, profile
-from anchorkit.provenance import read_provenance, read_tables
-from anchorkit.regimes import RECALIBRATED, REPORT, SECOND, WEAK, Regime, regime
+from anchorkit.engine.profiles import PAPER, PROFILES, QUICK, profile
+from anchorkit.engine.provenance import read_provenance, read_tables
+from anchorkit.engine.regimes import RECALIBRATED, REPORT, SECOND, WEAK, Regime, regime
 from anchorkit.core.store import RunStore
-from anchorkit.studies import STUDIES, Study, study
+from anchorkit.engine.registry import STUDIES, Study, study
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,8 +30,8 @@ TOY_STUDY = Study("toy-study", (("falloff", "adam"),), seeds=(3,),
 def registered(monkeypatch):
     """The toy regime and study in temporary registries (restored after the test)."""
     monkeypatch.setitem(regimes.REGIMES, TOY_REGIME.name, TOY_REGIME)
-    monkeypatch.setitem(studies.STUDIES, TOY_STUDY.name, TOY_STUDY)
-    monkeypatch.setitem(studies.EVERY, TOY_STUDY.name, TOY_STUDY)
+    monkeypatch.setitem(registry.STUDIES, TOY_STUDY.name, TOY_STUDY)
+    monkeypatch.setitem(registry.EVERY, TOY_STUDY.name, TOY_STUDY)
 
 
 def test_a_toy_study_in_a_toy_regime_is_computed_and_written_under_the_regimes_folder(
@@ -42,7 +44,7 @@ def test_a_toy_study_in_a_toy_regime_is_computed_and_written_under_the_regimes_f
     assert "toy" in out and list(out["toy"].seed) == [3]  # the study's own derived table
     prov = read_provenance(where)
     assert prov["regime"] == "toy-regime" and prov["profile"] == "quick"
-    runs = studies.study_runs("toy-study", [3], "quick", 1, "toy-regime")
+    runs = registry.study_runs("toy-study", [3], "quick", 1, "toy-regime")
     assert sorted(prov["runs"]) == sorted(c.name for c in runs)
     assert all(c.train.beta2 == 0.99 and c.epochs == 1 for c in runs)
 
@@ -116,14 +118,14 @@ def test_a_regime_names_its_folder_and_glue_keys():
 
 
 def test_a_profile_sets_what_it_names_and_leaves_the_rest_to_the_regime():
-    weak_paper = studies.run_config(704, "control", "adam", PAPER, WEAK)
-    second_paper = studies.run_config(704, "control", "adam", PAPER, SECOND)
+    weak_paper = registry.run_config(704, "control", "adam", PAPER, WEAK)
+    second_paper = registry.run_config(704, "control", "adam", PAPER, SECOND)
     assert (weak_paper.epochs, weak_paper.train.step) == (400, "eager")
     assert (second_paper.epochs, second_paper.train.step) == (SECOND.epochs, "compiled")
     for r in (WEAK, SECOND):
-        quick = studies.run_config(704, "control", "adam", QUICK, r)
+        quick = registry.run_config(704, "control", "adam", QUICK, r)
         assert (quick.epochs, quick.train.step, quick.task) == (4, "eager", QUICK.task)
-        assert studies.run_config(704, "control", "adam", QUICK, r, epochs=9).epochs == 9
+        assert registry.run_config(704, "control", "adam", QUICK, r, epochs=9).epochs == 9
 
 
 def test_every_study_pairs_each_arm_with_the_control_of_its_optimizer():
@@ -176,12 +178,12 @@ def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monke
     ``request.request``); the study looked up once; the modules below read the request's checked
     values."""
     import anchorkit.core.config as config
-    import anchorkit.request as request
-    import anchorkit.study as study_module
+    import anchorkit.engine.request as request
+    import anchorkit.engine.study as study_module
     from anchorkit.pages import page
 
     import anchorkit.core.train as train_module
-    import anchorkit.executor as executor
+    import anchorkit.engine.executor as executor
 
     calls = {"seeds": 0, "study": 0, "device": 0, "scheduler": 0}
 
@@ -197,7 +199,7 @@ def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monke
     for module in (config, request, page, studies, protocol, study_module, executor, train_module):
         for name, check in checks.items():
             monkeypatch.setattr(module, name, check, raising=False)
-    monkeypatch.setattr(studies, "study", counted("study", studies.study))
+    monkeypatch.setattr(registry, "study", counted("study", registry.study))
     monkeypatch.setattr(page, "glue", lambda *a, **k: None)  # no notebook here
     cell = dict(seeds=[3], profile="quick", epochs=1, reports_dir=tmp_path / "r",
                 store_dir=tmp_path / "s", progress=False, scheduler="in-process",
@@ -230,7 +232,7 @@ def test_a_parameters_cell_is_read_by_name_and_checked_once():
     """``from_cell`` reads the parameters a cell sets (the rest keep their defaults) and names a
     bad one before any work; a page that shows one regime refuses ``regimes``."""
     from anchorkit.pages.page import from_cell, study_page
-    from anchorkit.request import PARAMETERS, request
+    from anchorkit.engine.request import PARAMETERS, request
 
     assert from_cell({"seeds": [3], "unrelated": 1}).profile == PAPER
     got = from_cell({"seeds": [3], "profile": "quick", "doses": [0.5, 1], "reuse": "no",
@@ -251,7 +253,7 @@ def test_a_misspelt_or_mistyped_papermill_parameter_is_named():
     """``-p sedes 2`` (a name no cell before papermill's injected one sets) is named as unknown
     instead of running the page's defaults; ``-p store_dir 5`` names the folder parameter; a
     correct injection, or none (the book's build), passes."""
-    from anchorkit.request import check_injected, request
+    from anchorkit.engine.request import check_injected, request
 
     cell = "seeds = [704]\nprofile = 'paper'\nlengths = [400]\n"
     ok = ["import sys", cell, "# Parameters\nseeds = [712]\nlengths = [800]\n", "x = 1"]
@@ -272,7 +274,7 @@ def test_a_page_refuses_a_parameter_it_does_not_use(monkeypatch):
     import torch
 
     from anchorkit.pages.page import essay_page, scout_page
-    from anchorkit.request import request
+    from anchorkit.engine.request import request
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # as on a GPU machine
 
@@ -291,8 +293,8 @@ def test_a_page_refuses_a_parameter_it_does_not_use(monkeypatch):
 TOY_FOLDER = '''
 """A toy study: plain-Adam falloff at one seed, with a table of its own and a claim of its own."""
 
-from anchorkit.rules import AtLeast, Claim, Size
-from anchorkit.study import Study
+from anchorkit.judging.rules import AtLeast, Claim, Size
+from anchorkit.engine.study import Study
 
 
 def toy_tables(tables):
@@ -325,24 +327,24 @@ def test_a_toy_study_is_one_folder_that_the_registry_finds_and_computes(tmp_path
     folder.mkdir(parents=True)
     (folder / "__init__.py").write_text(TOY_FOLDER)
     (folder / "findings.py").write_text(TOY_FINDINGS)
-    monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(folder.parent)])
-    monkeypatch.setattr(studies, "FOLDERS", dict(studies.FOLDERS))
+    monkeypatch.setattr(package, "__path__", [*package.__path__, str(folder.parent)])
+    monkeypatch.setattr(registry, "FOLDERS", dict(registry.FOLDERS))
     for m in ("", ".findings"):
         monkeypatch.delitem(sys.modules, f"anchorkit.studies.toy_folder_study{m}", raising=False)
-    found = studies.discover()
+    found = registry.discover()
     assert list(found)[:len(STUDIES)] == list(STUDIES)  # the package's own first, in place
     assert list(found)[-1] == "toy-folder-study"
     from anchorkit.pages.catalogue import catalogue
 
     page = catalogue(found)["toy-folder-study"]  # a page of the book, executed like the others
     assert page.computes and not page.written(tmp_path)
-    monkeypatch.setattr(studies, "EVERY", found)
-    monkeypatch.setattr(studies, "STUDIES", {n: s for n, s in found.items() if isinstance(s, Study)})
+    monkeypatch.setattr(registry, "EVERY", found)
+    monkeypatch.setattr(registry, "STUDIES", {n: s for n, s in found.items() if isinstance(s, Study)})
     out = protocol.run_study("toy-folder-study", [3], "quick", epochs=1, reports_dir=tmp_path,
                              store=RunStore(tmp_path / "store"), progress=False,
                              scheduler="in-process")
     assert list(out["toy"].seed) == [3] and set(read_tables(tmp_path / "toy-folder-study")) == set(out)
-    assert studies.findings("toy-folder-study").toy_facts(out["toy"]) == {"toy-seeds": "3"}
+    assert registry.findings("toy-folder-study").toy_facts(out["toy"]) == {"toy-seeds": "3"}
     claims = ledger.claims.gathered(found.values())
     assert [c.id for c in claims][-2:] == ["T1", "S1"]  # its section's place, "later"
     monkeypatch.setattr(ledger, "CLAIMS", claims)
@@ -355,7 +357,7 @@ def test_a_toy_study_is_one_folder_that_the_registry_finds_and_computes(tmp_path
 
 TOY_SURVEY = '''
 """A toy survey: a study whose work is its own graph."""
-from anchorkit.study import Survey
+from anchorkit.engine.study import Survey
 
 
 def written(reports):
@@ -378,11 +380,11 @@ def test_a_toy_survey_is_one_folder_that_becomes_a_page(tmp_path, monkeypatch):
     folder = tmp_path / "pkg" / "toy_survey"
     folder.mkdir(parents=True)
     (folder / "__init__.py").write_text(TOY_SURVEY)
-    monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(folder.parent)])
-    monkeypatch.setattr(studies, "FOLDERS", dict(studies.FOLDERS))
+    monkeypatch.setattr(package, "__path__", [*package.__path__, str(folder.parent)])
+    monkeypatch.setattr(registry, "FOLDERS", dict(registry.FOLDERS))
     monkeypatch.delitem(sys.modules, "anchorkit.studies.toy_survey", raising=False)
-    found = studies.discover()
-    assert list(found) == [*studies.EVERY, "toy-survey"]  # place 98: after every study here
+    found = registry.discover()
+    assert list(found) == [*registry.EVERY, "toy-survey"]  # place 98: after every study here
     assert not isinstance(found["toy-survey"], Study)
     page = catalogue(found)["toy-survey"]
     assert page.computes and not page.written(tmp_path) and page.pending.startswith("Its rule")
@@ -390,7 +392,7 @@ def test_a_toy_survey_is_one_folder_that_becomes_a_page(tmp_path, monkeypatch):
     (tmp_path / "toy-survey" / "provenance.json").write_text("{}")
     assert page.written(tmp_path)
     with pytest.raises(LookupError, match="toy-survey"):
-        studies.findings(found["toy-survey"])  # no findings.py in its folder
+        registry.findings(found["toy-survey"])  # no findings.py in its folder
     sys.modules.pop("anchorkit.studies.toy_survey", None)
 
 
@@ -398,12 +400,12 @@ def test_the_essay_the_scout_and_the_diagnosis_are_studies_of_the_registry():
     from anchorkit.studies import diagnosis, essay, scout
     from anchorkit.studies.essay import measuring
 
-    assert [s.name for s in studies.EVERY.values() if not isinstance(s, Study)] == [
+    assert [s.name for s in registry.EVERY.values() if not isinstance(s, Study)] == [
         measuring.ESSAY, scout.SCOUT, "diagnosis"]
-    assert studies.EVERY[measuring.ESSAY] is essay.STUDY and scout.STUDY.pending == scout.PENDING
+    assert registry.EVERY[measuring.ESSAY] is essay.STUDY and scout.STUDY.pending == scout.PENDING
     assert diagnosis.STUDY.written is None  # its page reads the tables its script commits
-    assert studies.findings("diagnosis").__name__ == "anchorkit.studies.diagnosis.findings"
-    assert set(studies.STUDIES) == {n for n, s in studies.EVERY.items() if isinstance(s, Study)}
+    assert registry.findings("diagnosis").__name__ == "anchorkit.studies.diagnosis.findings"
+    assert set(registry.STUDIES) == {n for n, s in registry.EVERY.items() if isinstance(s, Study)}
 
 
 def test_two_folders_naming_one_study_are_refused(tmp_path, monkeypatch):
@@ -412,18 +414,18 @@ def test_two_folders_naming_one_study_are_refused(tmp_path, monkeypatch):
     for name in ("twin_a", "twin_b"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "__init__.py").write_text(
-            "from anchorkit.study import Study\nSTUDY = Study('control', (('control', 'adam'),))\n")
+            "from anchorkit.engine.study import Study\nSTUDY = Study('control', (('control', 'adam'),))\n")
         monkeypatch.delitem(sys.modules, f"anchorkit.studies.{name}", raising=False)
-    monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(tmp_path)])
+    monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
     with pytest.raises(ValueError, match="'control' is defined by two folders"):
-        studies.discover()
+        registry.discover()
     for name in ("twin_a", "twin_b"):
         sys.modules.pop(f"anchorkit.studies.{name}", None)
 
 
 def test_every_study_folder_has_its_notebook_and_its_line_in_the_table_of_contents():
     toc = (ROOT / "_toc.yml").read_text()
-    for s in studies.EVERY.values():
+    for s in registry.EVERY.values():
         assert (ROOT / "notebooks" / f"{s.page}.ipynb").exists(), s.name
         assert f"file: book/studies/{s.page}\n" in toc, s.name
 
@@ -438,7 +440,7 @@ def test_every_notebook_is_one_page_of_the_catalogue_and_a_line_of_the_table_of_
     assert set(CATALOGUE) == {p.stem for p in (ROOT / "notebooks").glob("*.ipynb")}
     assert all(f"file: book/studies/{name}\n" in toc for name in CATALOGUE)
     assert list(CATALOGUE)[:len(STUDIES)] == list(STUDIES)
-    assert list(CATALOGUE) == [s.page for s in studies.EVERY.values()] + list(READ_ONLY)
+    assert list(CATALOGUE) == [s.page for s in registry.EVERY.values()] + list(READ_ONLY)
     assert [n for n, p in CATALOGUE.items() if not p.computes] == ["diagnosis", *READ_ONLY]
 
 
@@ -447,8 +449,8 @@ def test_a_studys_claim_joins_the_ledger_from_the_studys_folder_alone(monkeypatc
     section's place and judges it on the study's committed tables, nothing else naming it."""
     from dataclasses import replace
 
-    from anchorkit.provenance import write_study
-    from anchorkit.rules import AtLeast, Claim, Size
+    from anchorkit.engine.provenance import write_study
+    from anchorkit.judging.rules import AtLeast, Claim, Size
 
     holds = Claim("T1", "the toy holds", "later", "The toy's anchor holds.", "about 1",
                   (Size("net removal", lambda t: t.need("toy-study", "toy").net_removal,
@@ -474,12 +476,12 @@ def test_a_studys_claim_joins_the_ledger_from_the_studys_folder_alone(monkeypatc
 
 def test_a_studys_page_texts_are_found_through_the_registry(registered):
     """A page reads its study's texts from the study's folder through the registry
-    (``studies.findings``), so no module but the registry names a folder; a study whose folder
+    (``registry.findings``), so no module but the registry names a folder; a study whose folder
     has none says so, an unknown study names the parameter."""
-    assert studies.findings("control").control_facts.__module__ == "anchorkit.studies.control.findings"
-    assert studies.findings("loss-rate-screen").__name__.startswith(studies.FOLDERS["loss-rate-screen"])
-    assert all(studies.findings(name) for name in studies.FOLDERS)  # every folder has them
+    assert registry.findings("control").control_facts.__module__ == "anchorkit.studies.control.findings"
+    assert registry.findings("loss-rate-screen").__name__.startswith(registry.FOLDERS["loss-rate-screen"])
+    assert all(registry.findings(name) for name in registry.FOLDERS)  # every folder has them
     with pytest.raises(LookupError, match="toy-study.*no page texts"):
-        studies.findings("toy-study")  # a value registered without a folder
+        registry.findings("toy-study")  # a value registered without a folder
     with pytest.raises(ParameterError, match="study"):
-        studies.findings("no-such-study")
+        registry.findings("no-such-study")

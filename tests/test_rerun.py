@@ -41,9 +41,9 @@ def test_the_rerun_verdict_says_what_it_ran_on_and_gives_each_outcome():
 def test_each_machines_rerun_is_shown_oldest_first(tmp_path):
     """Re-runs on several CPUs stand side by side (``reports/rerun/<cpu>/``): every record is read,
     and one machine's verdict does not hide another's."""
-    from anchorkit.provenance import write_study
-    from anchorkit.profiles import PAPER
-    from anchorkit.studies import run_config
+    from anchorkit.engine.provenance import write_study
+    from anchorkit.engine.profiles import PAPER
+    from anchorkit.engine.registry import run_config
     from anchorkit.pages.supporting import rerun_summaries
     from scripts.rerun_compare import cpu_folder
 

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from anchorkit.core import progress
-from anchorkit.executor import execute, train_task, training_graph
+from anchorkit.engine.executor import execute, train_task, training_graph
 
 from conftest import small
 
@@ -141,7 +141,7 @@ def test_runs_resumed_from_different_epochs_are_ensembles_of_their_own(store):
     (one task holding both trained them one after the other, and its bar stood still at the
     end of the first while the second trained)."""
     from anchorkit.core.train import train
-    from anchorkit.executor import ensembles
+    from anchorkit.engine.executor import ensembles
 
     stopped, fresh = [small(seed=s, epochs=6) for s in (1, 2)], [small(seed=s, epochs=6)
                                                                  for s in (3, 4)]
@@ -160,8 +160,8 @@ def test_runs_resumed_from_different_epochs_are_ensembles_of_their_own(store):
 
 def test_a_sweep_task_reports_each_direction_and_answers_as_one_sweep(store):
     from anchorkit.measures.answers import sweep_answers
-    from anchorkit.pairs import SWEEP_CHUNK
-    from anchorkit.pipeline import sweep_task
+    from anchorkit.engine.pairs import SWEEP_CHUNK
+    from anchorkit.engine.pipeline import sweep_task
     from anchorkit.core.train import train
 
     cfg = small()
@@ -179,10 +179,10 @@ def test_quiet_execution_draws_nothing(store, capfd):
 
 
 def test_the_plan_names_each_run_and_estimates_from_the_recorded_figures(store):
-    from anchorkit.plan import FIGURES, contexts, study_plan
-    from anchorkit.profiles import PAPER
-    from anchorkit.regimes import WEAK
-    from anchorkit.studies import STUDIES
+    from anchorkit.engine.plan import FIGURES, contexts, study_plan
+    from anchorkit.engine.profiles import PAPER
+    from anchorkit.engine.regimes import WEAK
+    from anchorkit.engine.registry import STUDIES
 
     plan = study_plan(STUDIES["control"], [712], PAPER, [WEAK], store)
     lines = "\n".join(plan.lines(workers=2))
@@ -199,10 +199,10 @@ def test_the_plan_names_each_run_and_estimates_from_the_recorded_figures(store):
 def test_a_plan_of_many_seeds_names_a_few_counts_the_rest_and_says_it_is_long(store):
     """1000 seeds at the paper profile: the plan names the first runs one by one, counts the rest
     by where they come from, and says that the work is long (hours) and how to stop and resume it."""
-    from anchorkit.plan import LISTED, study_plan
-    from anchorkit.profiles import PAPER
-    from anchorkit.regimes import WEAK
-    from anchorkit.studies import STUDIES
+    from anchorkit.engine.plan import LISTED, study_plan
+    from anchorkit.engine.profiles import PAPER
+    from anchorkit.engine.regimes import WEAK
+    from anchorkit.engine.registry import STUDIES
 
     seeds = list(range(704, 1704))
     lines = study_plan(STUDIES["control"], seeds, PAPER, [WEAK], store).lines(workers=2)

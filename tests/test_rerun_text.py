@@ -5,8 +5,8 @@ import pytest
 
 from anchorkit.core.config import ParameterError
 from anchorkit.pages.rerun import doses_text, published_runs, rerun_figures, weights_phrase
-from anchorkit.regimes import REPORT, WEAK
-from anchorkit.studies import STUDIES
+from anchorkit.engine.regimes import REPORT, WEAK
+from anchorkit.engine.registry import STUDIES
 
 
 def test_the_phrase_gives_every_case():
@@ -34,7 +34,7 @@ def test_the_figures_name_the_page_its_commands_and_the_method_doses():
 
 def test_publishing_at_other_doses_is_refused_before_any_work(tmp_path):
     from anchorkit.pages.page import study_page
-    from anchorkit.request import request
+    from anchorkit.engine.request import request
 
     with pytest.raises(ParameterError, match="parameter 'doses'"):
         study_page("control", request(list(range(704, 712)), store_dir=tmp_path, publish=True,

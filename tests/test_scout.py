@@ -6,8 +6,8 @@ import torch
 
 from anchorkit.studies import scout
 from anchorkit.studies.scout import findings as scout_findings
-from anchorkit.profiles import QUICK
-from anchorkit.regimes import WEAK, regime
+from anchorkit.engine.profiles import QUICK
+from anchorkit.engine.regimes import WEAK, regime
 from anchorkit.core.task import OPS
 
 
@@ -131,7 +131,7 @@ def test_the_scout_end_to_end_at_the_quick_profile(tmp_path, monkeypatch):
     from anchorkit.core.scores import last_slice_states, op_scores
     from anchorkit.measures.measure import direction_cost, drop, energy_shares
     from anchorkit.core.store import RunStore
-    from anchorkit.provenance import read_tables
+    from anchorkit.engine.provenance import read_tables
     from anchorkit.core.task import probe_set
     from anchorkit.core.train import load_model
 
@@ -263,7 +263,7 @@ def test_premise_by_seed_puts_each_control_beside_its_rotated_twin():
 
 
 def test_provenance_names_every_run_of_every_regime():
-    from anchorkit.provenance import run_names
+    from anchorkit.engine.provenance import run_names
 
     runs = scout.scout_runs()
     names = run_names(runs)

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from anchorkit import ledger
+from anchorkit.judging import ledger
 from anchorkit.studies import essay
 from anchorkit.studies.essay import findings as essay_findings
 from anchorkit.pages import screens
-from anchorkit.provenance import read_tables
-from anchorkit.regimes import SECOND, WEAK
+from anchorkit.engine.provenance import read_tables
+from anchorkit.engine.regimes import SECOND, WEAK
 from anchorkit.measures.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,7 +107,7 @@ def test_the_reports_regimes_first_screens_answer_where_the_question_can_be_aske
     each opening fits, carries that regime's answer and the why; the introduction's says why the
     other regimes cannot under its picture, the report's in its opening."""
     from anchorkit.studies.diagnosis import findings as diagnosis_page
-    from anchorkit.regimes import REPORT
+    from anchorkit.engine.regimes import REPORT
 
     facts = []
     for r in REPORT:
@@ -155,7 +155,7 @@ def test_the_introduction_says_why_each_regime_cannot_answer_even_where_the_basi
 
 def test_each_question_answers_in_one_list_a_line_per_regime_of_the_report():
     from anchorkit.pages import report_page
-    from anchorkit.regimes import REPORT
+    from anchorkit.engine.regimes import REPORT
 
     glued = {r.key(f"answer-{q}"): f"{q} in the {r.title}" for r in REPORT
              for q in (*report_page.QUESTIONS, "question")}
@@ -190,7 +190,7 @@ def test_where_a_regime_can_ask_the_question_every_first_screen_leads_with_its_a
     the one-sided reading (labelled post hoc) and the confirmation's status."""
     import dataclasses
 
-    from anchorkit import question
+    from anchorkit.studies.rotated_basis import question
     from anchorkit.studies.rotated_basis import confirmation
     assert verdict in question.ANSWERS
     third = dataclasses.replace(facts("second regime, recalibrated", screens.FORMS, 20, seeds=16),
@@ -261,7 +261,7 @@ def test_e1_to_e3_are_answered_only_where_the_question_can_be_asked():
     while the question's own answer keeps a line per regime (where what a regime cannot ask is
     said once); without them, every regime."""
     from anchorkit.pages import report_page
-    from anchorkit.regimes import REPORT
+    from anchorkit.engine.regimes import REPORT
 
     glued = {r.key(f"answer-{q}"): f"{q} in the {r.title}" for r in REPORT
              for q in (*report_page.QUESTIONS, "question")}

@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from anchorkit.core.config import ParameterError
-from anchorkit.studies import STUDIES, study_pairs, study_runs
+from anchorkit.engine.registry import STUDIES, study_pairs, study_runs
 from anchorkit.studies.reference_baseline import spikes_tables
 from anchorkit.studies.rotated_basis import rotated_tables
-from anchorkit.pairs import measure_pair
+from anchorkit.engine.pairs import measure_pair
 from anchorkit.core.train import train
 
 
@@ -131,8 +131,8 @@ def test_rotated_runs_sit_beside_their_stored_twins(quick_pair):
 @pytest.mark.retrain
 def test_a_study_computes_each_runs_answers_once(tmp_path, monkeypatch):
     import anchorkit.measures.answers as answers_mod
-    import anchorkit.protocol as protocol
-    import anchorkit.studies as studies
+    import anchorkit.engine.protocol as protocol
+    import anchorkit.engine.registry as studies
     from anchorkit.core.store import RunStore
 
     store = RunStore(tmp_path / "store")
@@ -157,10 +157,10 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
     """A definition-only change (here: removal doubled) leaves the cached answers valid: the
     study re-derives its tables with the new definition and runs no edited forward."""
     import anchorkit.measures.measure as measure
-    import anchorkit.pairs as pairs
+    import anchorkit.engine.pairs as pairs
     import anchorkit.measures.answers as answers_mod
-    import anchorkit.protocol as protocol
-    import anchorkit.studies as studies
+    import anchorkit.engine.protocol as protocol
+    import anchorkit.engine.registry as studies
     from anchorkit.core.store import RunStore
 
     store = RunStore(tmp_path / "store")
@@ -181,8 +181,8 @@ def test_a_changed_measure_re_derives_the_tables_without_an_edited_forward(tmp_p
 
 
 def test_reuse_reads_tables_written_for_the_same_runs_and_only_those(tmp_path, monkeypatch):
-    import anchorkit.executor as executor
-    import anchorkit.protocol as protocol
+    import anchorkit.engine.executor as executor
+    import anchorkit.engine.protocol as protocol
     from anchorkit.core.store import RunStore
 
     kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",
@@ -203,8 +203,8 @@ def test_reuse_reads_tables_written_for_the_same_runs_and_only_those(tmp_path, m
 def test_tables_at_other_doses_are_read_back_only_at_those_doses(tmp_path, monkeypatch):
     """A tweak of the analysis records its doses; the method's doses record nothing (the
     committed provenance keeps its bytes), and neither is reused for the other."""
-    import anchorkit.protocol as protocol
-    from anchorkit.provenance import read_provenance
+    import anchorkit.engine.protocol as protocol
+    from anchorkit.engine.provenance import read_provenance
     from anchorkit.core.store import RunStore
 
     kw = dict(profile="quick", epochs=1, reports_dir=tmp_path / "reports",

@@ -7,9 +7,9 @@ import torch
 
 from anchorkit.studies.diagnosis import MIRROR_STEPS, MIRROR_TOL
 from anchorkit.core.model import haar_rotation
-from anchorkit.profiles import PAPER
-from anchorkit.regimes import REPORT
-from anchorkit.studies import run_config
+from anchorkit.engine.profiles import PAPER
+from anchorkit.engine.regimes import REPORT
+from anchorkit.engine.registry import run_config
 from anchorkit.studies.diagnosis.symmetry import mirror_gap, rotate
 from anchorkit.core.train import initial_state
 from tests.conftest import small

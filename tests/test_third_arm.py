@@ -7,7 +7,7 @@ import pytest
 
 from anchorkit.core.task import SYNTAX
 from anchorkit.measures.directions import SYNTAX_CHANCE
-from anchorkit.question import MORE, UNDECIDED
+from anchorkit.studies.rotated_basis.question import MORE, UNDECIDED
 from anchorkit.studies.rotated_basis import third_arm as t
 from anchorkit.studies.rotated_basis.basis_free import EVEN, GAUSSIAN_KURTOSIS, PAPER_SEEDS
 

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from anchorkit import regimes
+from anchorkit.engine import regimes
 from anchorkit.studies.scout import viability as v
 from anchorkit.core.task import OPS
 
@@ -78,7 +78,7 @@ def test_the_rule_text_states_the_fixed_values():
 @pytest.mark.retrain
 @pytest.mark.slow
 def test_the_check_runs_end_to_end_at_the_quick_profile(tmp_path):
-    from anchorkit.provenance import read_tables
+    from anchorkit.engine.provenance import read_tables
     from anchorkit.core.store import RunStore
 
     tables = v.run_viability(tmp_path / "reports", RunStore(tmp_path / "store"),

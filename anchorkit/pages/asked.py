@@ -1,4 +1,4 @@
-"""The report's question asked by its own test (``anchorkit.question``), as the report page shows
+"""The report's question asked by its own test (``anchorkit.studies.rotated_basis.question``), as the report page shows
 it: per regime the answer where the regime can ask the question (``screens.answer_sentence``),
 else what it lacks, and the test's table in every regime shown."""
 
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import question
+from anchorkit.studies.rotated_basis import question
 from anchorkit.core.paths import PUBLISHED, REPORTS
-from anchorkit.formatting import captioned
+from anchorkit.engine.formatting import captioned
 from anchorkit.pages import charts, screens
-from anchorkit.provenance import read_tables
-from anchorkit.regimes import Regime
+from anchorkit.engine.provenance import read_tables
+from anchorkit.engine.regimes import Regime
 from anchorkit.studies.rotated_basis import confirmation
 
 

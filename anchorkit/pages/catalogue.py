@@ -1,5 +1,5 @@
 """The book's executed pages, one entry each, in the order they are executed: every study of the
-registry (``studies.EVERY``, in the studies' places: a new study folder is a new page here, with
+registry (``registry.EVERY``, in the studies' places: a new study folder is a new page here, with
 nothing to write), its paired studies and the essay and the scout computing their tables from
 runs (a survey says whether its paper tables are written, and the scout what its stand-in page
 adds), the diagnosis reading its committed tables; then the report's pages that read committed
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from anchorkit.profiles import PAPER
-from anchorkit.protocol import written_regimes
-from anchorkit.regimes import DEFAULT
-from anchorkit.studies import EVERY, Study, Survey
+from anchorkit.engine.profiles import PAPER
+from anchorkit.engine.protocol import written_regimes
+from anchorkit.engine.regimes import DEFAULT
+from anchorkit.engine.registry import EVERY, Study, Survey
 
 READ_ONLY = ("reproduction-ledger", "reproducibility")  # the report's pages: committed tables only
 

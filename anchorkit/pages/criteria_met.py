@@ -8,10 +8,10 @@ from __future__ import annotations
 import pandas as pd
 
 from anchorkit.core.config import TaskConfig
-from anchorkit.formatting import and_list, number
+from anchorkit.engine.formatting import and_list, number
 from anchorkit.measures import criteria
 from anchorkit.core.optimizers import ARMS
-from anchorkit.recalibration import MET, criteria_row
+from anchorkit.studies.rotated_basis.recalibration import MET, criteria_row
 
 
 def criteria_table(results: pd.DataFrame, alignment: pd.DataFrame, dose: pd.DataFrame) -> pd.DataFrame:

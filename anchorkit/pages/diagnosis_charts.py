@@ -11,7 +11,7 @@ from anchorkit.studies import diagnosis
 from anchorkit.measures import criteria
 from anchorkit.studies.diagnosis.findings import ARMS, FITTED, TARGET_NAMES
 from anchorkit.pages.theme import LEGIBLE  # noqa: F401 (registers the book's chart theme)
-from anchorkit.ledger import E1B_SOURCE, E2A_SOURCE
+from anchorkit.judging.ledger import E1B_SOURCE, E2A_SOURCE
 
 
 def dissociation_chart(df: pd.DataFrame):

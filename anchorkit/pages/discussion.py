@@ -14,9 +14,9 @@ from __future__ import annotations
 import pandas as pd
 
 from anchorkit.core.paths import REPORTS
-from anchorkit.formatting import number
+from anchorkit.engine.formatting import number
 from anchorkit.pages import screens
-from anchorkit.provenance import read_tables
+from anchorkit.engine.provenance import read_tables
 from anchorkit.studies.rotated_basis import confirmation
 
 LENGTH = {confirmation.SHRINKS: "shrank", confirmation.GROWS: "grew",

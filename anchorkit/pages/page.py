@@ -18,24 +18,24 @@ import pandas as pd
 from IPython import get_ipython
 from IPython.display import Markdown, display
 
-from anchorkit import profiles, studies
+from anchorkit.engine import profiles, registry
 from anchorkit.studies import scout
 from anchorkit.core.config import ParameterError, check_choice, check_lengths
 from anchorkit.core.edit import DOSES
-from anchorkit.formatting import cpu_name, glued, seed_text
+from anchorkit.engine.formatting import cpu_name, glued, seed_text
 from anchorkit.core.paths import (check_outside_tracked, check_writable, in_repository, resolved,
                                   same)
-from anchorkit.profiles import PAPER, Profile
+from anchorkit.engine.profiles import PAPER, Profile
 from anchorkit.pages.rerun import rerun_figures
-from anchorkit.provenance import (committed, has_tables, read_provenance, read_tables, scratch_root,
+from anchorkit.engine.provenance import (committed, has_tables, read_provenance, read_tables, scratch_root,
                                   written_for)
-from anchorkit.regimes import DEFAULT, REPORT, Regime
+from anchorkit.engine.regimes import DEFAULT, REPORT, Regime
 from anchorkit.core.store import REPO, StoreError
 from anchorkit.studies.essay.measuring import (COLUMN_REGIME, ESSAY, ESSAY_REGIME, essay_runs,
                                                run_geometry)
-from anchorkit.protocol import compute_study, shown_regimes, written_regimes
-from anchorkit.request import PARAMETERS, Request, check_injected, request
-from anchorkit.studies import PAPER_SEEDS, Study
+from anchorkit.engine.protocol import compute_study, shown_regimes, written_regimes
+from anchorkit.engine.request import PARAMETERS, Request, check_injected, request
+from anchorkit.engine.registry import PAPER_SEEDS, Study
 
 REPORTS = REPO / "reports"
 
@@ -236,7 +236,7 @@ def study_page(study, req: Request, provenance_glued: bool = False) -> StudyPage
     shown first. Doses other than the method's are a tweak of the analysis that re-reads the runs'
     weights and trains nothing; their tables are never the committed ones."""
     one_line_parameter_errors()
-    s = studies.study(study)
+    s = registry.study(study)
     if req.regimes is not None and not s.side_by_side:
         raise ParameterError("regimes", [r.name for r in req.regimes],
                              f"the {s.name} page shows one regime only")

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import mirror, studies
+from anchorkit.studies.rotated_basis import mirror
+from anchorkit.engine import registry
 from anchorkit.studies import scout
 from anchorkit.studies.scout import viability
 from anchorkit.measures import criteria, directions
@@ -22,13 +23,13 @@ from anchorkit.studies.scout import findings as scout_findings
 from anchorkit.studies.diagnosis.findings import selection
 from anchorkit.core.task import SYNTAX
 from anchorkit.pages.page import REPORTS, compute_command, regime_list, report_regimes
-from anchorkit.provenance import has_tables, read_tables
-from anchorkit.regimes import CALIBRATED, DEFAULT, Regime
-from anchorkit.formatting import by_seed, captioned, count_moved
+from anchorkit.engine.provenance import has_tables, read_tables
+from anchorkit.engine.regimes import CALIBRATED, DEFAULT, Regime
+from anchorkit.engine.formatting import by_seed, captioned, count_moved
 from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM
 
 # the report's study's page texts, its folder's (found through the registry)
-findings = studies.findings(studies.ROTATED_BASIS)
+findings = registry.findings(registry.ROTATED_BASIS)
 
 
 def not_yet(regime: Regime) -> str:
@@ -323,7 +324,7 @@ def viability_figures(reports_dir: Path, shown: dict[Regime, dict]) -> dict[str,
 
 def screen_scope(reports_dir: Path) -> str:
     """What the loss-rate screen says about eight runs' losses (its folder's ``screen_scope``)."""
-    texts = studies.findings("loss-rate-screen")
+    texts = registry.findings("loss-rate-screen")
     screen = Path(reports_dir) / "loss-rate-screen"
     if not has_tables(screen):
         return texts.screen_scope(None)

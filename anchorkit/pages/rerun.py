@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from anchorkit.core.edit import DOSES
 from anchorkit.core.paths import PUBLISHED
-from anchorkit.profiles import PAPER
-from anchorkit.studies import Study
+from anchorkit.engine.profiles import PAPER
+from anchorkit.engine.registry import Study
 
 TWEAK = [0.5, 1]  # the doses the example command measures at (the tweak test runs the same)
 

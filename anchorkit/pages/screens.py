@@ -1,7 +1,7 @@
 """The first screens of the report, the introduction, the ledger and the essay: at most about
 ``WORDS`` words of plain sentences, computed from the committed tables, with no claim id in them.
 Where a regime can ask the question, its answer comes first, by the question's own test
-(``anchorkit.question``), with its figures; then why the other regimes cannot.
+(``anchorkit.studies.rotated_basis.question``), with its figures; then why the other regimes cannot.
 
 A failure is said as a success is, with both figures ("alignment 0.85, the source's about 0.6").
 Per regime, the report's first screen says whether its question can be answered there: only where
@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from anchorkit import question
+from anchorkit.studies.rotated_basis import question
 from anchorkit.pages.criteria_met import criteria_table
-from anchorkit.formatting import number
-from anchorkit.ledger import E1B_SOURCE, E2A_MEDIAN, tally
-from anchorkit.regimes import Regime
+from anchorkit.engine.formatting import number
+from anchorkit.judging.ledger import E1B_SOURCE, E2A_MEDIAN, tally
+from anchorkit.engine.regimes import Regime
 from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                          median_interval)
 from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM

@@ -2,7 +2,7 @@
 the report's other regimes (each its sentence from the study's folder, or the command that
 computes its tables) and the reproducibility page (``provenance_table``, the re-runs'
 ``rerun_summaries``). Each study's own figures and tables are its folder's
-(``studies.findings(name)``: the control, split-anti, the reference baseline, the loss-rate
+(``registry.findings(name)``: the control, split-anti, the reference baseline, the loss-rate
 screen). Nothing here knows a result.
 """
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit.regimes import regime as regime_of
-from anchorkit.formatting import cpu_name, number, seed_text
+from anchorkit.engine.regimes import regime as regime_of
+from anchorkit.engine.formatting import cpu_name, number, seed_text
 from anchorkit.pages.page import compute_command, regime_list
-from anchorkit.provenance import check_manifest, read_study
-from anchorkit.studies import findings
+from anchorkit.engine.provenance import check_manifest, read_study
+from anchorkit.engine.registry import findings
 
 
 # ------------------------------------------------------------------------------ reference baseline

@@ -1,12 +1,12 @@
 """The control page's texts: the figures its prose quotes (glue key → text) and its reader's
-table, from the study's committed results (``studies.findings("control")``)."""
+table, from the study's committed results (``registry.findings("control")``)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from anchorkit.core.task import OPS
-from anchorkit.formatting import captioned, count, summary
+from anchorkit.engine.formatting import captioned, count, summary
 
 CONTROL_HEADERS = {
     "seed": "seed", "control_score_sum": "sum ↑", "control_score_difference": "difference ↑",

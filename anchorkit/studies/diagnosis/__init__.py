@@ -23,8 +23,8 @@ tables; ``findings``, its page's texts and tables (its charts are
 from __future__ import annotations
 
 from anchorkit.measures import criteria
-from anchorkit import regimes
-from anchorkit.study import Survey
+from anchorkit.engine import regimes
+from anchorkit.engine.study import Survey
 
 # its value: its page reads the committed tables that ``running`` writes
 # (scripts/rejudge_diagnosis.py)

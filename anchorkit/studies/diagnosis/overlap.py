@@ -21,7 +21,7 @@ import pandas as pd
 import torch
 
 from anchorkit.core.config import RunConfig, generator
-from anchorkit.executor import THREADS, each, threads
+from anchorkit.engine.executor import THREADS, each, threads
 from anchorkit.studies.diagnosis import (ALPHA, AT, DRAWS, OVERLAPS, SOURCE_STRENGTH, TARGETS,
                                  WEAK_STRENGTH)
 from anchorkit.measures.directions import notable_table
@@ -30,11 +30,11 @@ from anchorkit.core.scores import query_predictions, scores_of_predictions
 from anchorkit.measures.measure import (DIFFERENCE, drop, edited_predictions, null_of_other_ops,
                                         other_ops_drop, span)
 from anchorkit.core import optimizers
-from anchorkit.provenance import read_tables
-from anchorkit.profiles import PAPER
-from anchorkit.regimes import Regime
-from anchorkit.studies import ROTATED_BASIS  # the study whose runs it diagnoses
-from anchorkit.study import PAPER_SEEDS
+from anchorkit.engine.provenance import read_tables
+from anchorkit.engine.profiles import PAPER
+from anchorkit.engine.regimes import Regime
+from anchorkit.engine.registry import ROTATED_BASIS  # the study whose runs it diagnoses
+from anchorkit.engine.study import PAPER_SEEDS
 from anchorkit.core.task import probe_set
 from anchorkit.core.train import load_model
 

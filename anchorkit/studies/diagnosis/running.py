@@ -19,15 +19,15 @@ import pandas as pd
 
 from anchorkit.studies import diagnosis
 from anchorkit.measures.directions import notable_table
-from anchorkit.executor import THREADS, each, threads
+from anchorkit.engine.executor import THREADS, each, threads
 from anchorkit.studies.diagnosis.overlap import overlap_study
-from anchorkit.profiles import PAPER
-from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
+from anchorkit.engine.profiles import PAPER
+from anchorkit.engine.provenance import has_tables, read_study, read_tables, source_state, write_study
 from anchorkit.studies.diagnosis.rank import family_curves, probe_verdicts, rank_curves, rank_verdicts, ranks_table
-from anchorkit.regimes import Regime
+from anchorkit.engine.regimes import Regime
 from anchorkit.core.store import RunStore
-from anchorkit.studies import ROTATED_BASIS  # the study whose runs it diagnoses
-from anchorkit.study import PAPER_SEEDS, run_config
+from anchorkit.engine.registry import ROTATED_BASIS  # the study whose runs it diagnoses
+from anchorkit.engine.study import PAPER_SEEDS, run_config
 from anchorkit.studies.diagnosis.symmetry import mirror_table
 
 STUDY = diagnosis.STUDY.name  # its tables' folder in each regime's reports

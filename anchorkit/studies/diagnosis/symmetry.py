@@ -16,13 +16,13 @@ import torch
 
 from anchorkit.core.config import RunConfig
 from anchorkit.studies.diagnosis import MIRROR_TOL
-from anchorkit.executor import THREADS, each, threads
+from anchorkit.engine.executor import THREADS, each, threads
 from anchorkit.core.model import Transformer, haar_rotation, residual_axis
 from anchorkit.core.optim import BasisAdam
 from anchorkit.core.optimizers import PLAIN_ADAM, of
-from anchorkit.profiles import PAPER
+from anchorkit.engine.profiles import PAPER
 from anchorkit.core.recipes import recipe
-from anchorkit.study import run_config
+from anchorkit.engine.study import run_config
 from anchorkit.core.task import epoch_batches, positions
 from anchorkit.core.train import data_seed, initial_state, learning_rate, step_loss
 

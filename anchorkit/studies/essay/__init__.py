@@ -30,7 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from anchorkit.measures.stats import best_p, holm
-from anchorkit.study import Survey
+from anchorkit.engine.study import Survey
 
 
 def paper_written(reports) -> bool:

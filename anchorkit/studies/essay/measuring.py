@@ -23,14 +23,14 @@ import pandas as pd
 from anchorkit.core.config import RunConfig
 from anchorkit.core.store import RunStore
 from anchorkit.core.train import load_run
-from anchorkit.executor import THREADS, each, threads
+from anchorkit.engine.executor import THREADS, each, threads
 from anchorkit.measures import geometry
-from anchorkit.profiles import PAPER, Profile
-from anchorkit.provenance import read_tables, source_state, write_study, written_for
-from anchorkit.regimes import RECALIBRATED, WEAK
-from anchorkit.request import Request
-from anchorkit.studies import STUDIES  # the studies whose runs it measures
-from anchorkit.study import PAPER_SEEDS
+from anchorkit.engine.profiles import PAPER, Profile
+from anchorkit.engine.provenance import read_tables, source_state, write_study, written_for
+from anchorkit.engine.regimes import RECALIBRATED, WEAK
+from anchorkit.engine.request import Request
+from anchorkit.engine.registry import STUDIES  # the studies whose runs it measures
+from anchorkit.engine.study import PAPER_SEEDS
 
 ESSAY = "geometry-of-anchors"
 ESSAY_REGIME = WEAK  # the regime whose runs the essay page measures (its first screen names it)
@@ -130,7 +130,7 @@ def column_geometry(early: list[RunConfig], epochs: tuple[int, ...], store, sche
     essay's ``EARLY_EPOCH``), a task per run; written to ``<regime's reports>/
     geometry-of-anchors/`` (under ``reports``, default the scratch folder unless ``publish``)."""
     from anchorkit.core.paths import REPORTS
-    from anchorkit.provenance import scratch_root
+    from anchorkit.engine.provenance import scratch_root
 
     t0, source = time.perf_counter(), source_state()
     sets = column_runs(early)

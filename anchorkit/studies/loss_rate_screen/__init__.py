@@ -10,9 +10,9 @@ import pandas as pd
 
 from anchorkit.measures.stats import at_least, loss_rate
 from anchorkit.measures.verdicts import NOT_REPRODUCED, REPRODUCED, UNDECIDED
-from anchorkit.rules import Claim
-from anchorkit.rules.base import SOURCE, Part, Tables
-from anchorkit.study import Study
+from anchorkit.judging.rules import Claim
+from anchorkit.judging.base import SOURCE, Part, Tables
+from anchorkit.engine.study import Study
 
 SCREEN_SEEDS = list(range(800, 840))  # the loss-rate screen's 40 seeds, disjoint from the paper's
 

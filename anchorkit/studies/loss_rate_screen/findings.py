@@ -1,12 +1,12 @@
 """The loss-rate screen's page texts: the figures its prose quotes, its rate table, the chance of
-losses in a study, and the report's scope sentence drawn from it (``studies.findings
+losses in a study, and the report's scope sentence drawn from it (``registry.findings
 ("loss-rate-screen")``). The thresholds come from ``anchorkit.measures.criteria``."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit.formatting import captioned, count
+from anchorkit.engine.formatting import captioned, count
 from anchorkit.measures import criteria
 from anchorkit.measures.stats import pearson
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit.rules import Claim, Moved
-from anchorkit.rules.base import SOURCE
-from anchorkit.study import Study
+from anchorkit.judging.rules import Claim, Moved
+from anchorkit.judging.base import SOURCE
+from anchorkit.engine.study import Study
 
 
 def spikes_table(results: pd.DataFrame) -> pd.DataFrame:

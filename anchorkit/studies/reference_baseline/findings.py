@@ -1,12 +1,12 @@
 """The reference baseline's page texts: one regime's figures, as glue and as one sentence, and
-its spikes table (``studies.findings("reference-baseline")``; the list of the report's other
+its spikes table (``registry.findings("reference-baseline")``; the list of the report's other
 regimes is the pages' own, ``pages.supporting.other_regimes``)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit.formatting import captioned, count, count_moved, summary
+from anchorkit.engine.formatting import captioned, count, count_moved, summary
 
 SPIKE_HEADERS = {
     "run": "run", "seed": "seed", "top_share_axes": "top-axis share", "spike_axes": "spike axis",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit.study import Study
+from anchorkit.engine.study import Study
 from anchorkit.core.task import SYNTAX
 from anchorkit.studies.rotated_basis.anchor import E1, E2
 from anchorkit.studies.rotated_basis.basis import E3

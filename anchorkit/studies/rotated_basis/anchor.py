@@ -1,5 +1,5 @@
 """The rotated-basis study's claims of what the anchor does (E1, E2): whether it holds, and what projecting e₁ out
-removes, spills and where it lands; each claim's parts are rules (``anchorkit.rules``) over the
+removes, spills and where it lands; each claim's parts are rules (``anchorkit.judging.rules``) over the
 readers here.
 """
 
@@ -10,13 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from anchorkit.formatting import number, summary
+from anchorkit.engine.formatting import number, summary
 from anchorkit.measures.verdicts import (NOT_COMPARABLE, every, none_of, relation_interval,
                                          relation_verdict)
 from anchorkit.core.optimizers import ROTATED_ADAM
-from anchorkit.rules.base import (Count, KEPT_LINE, Part, RESOLUTION, SHARE_TOL, SOURCE, Tables,
+from anchorkit.judging.base import (Count, KEPT_LINE, Part, RESOLUTION, SHARE_TOL, SOURCE, Tables,
                                    _results, removal_se)
-from anchorkit.rules import AtLeast, Claim, Inside, Size, Tally, about
+from anchorkit.judging.rules import AtLeast, Claim, Inside, Size, Tally, about
 
 _ = SOURCE  # the figures each claim's text quotes, read from the one table
 T = f"(tolerance ±{SHARE_TOL})"

@@ -1,18 +1,18 @@
 """The rotated-basis study's claims of where the privileged basis went (E3); each claim's parts
-are rules (``anchorkit.rules``) over the readers here.
+are rules (``anchorkit.judging.rules``) over the readers here.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit.formatting import summary
+from anchorkit.engine.formatting import summary
 from anchorkit.core.task import SYNTAX
 from anchorkit.measures.verdicts import every, most
 from anchorkit.core.optimizers import ROTATED_ADAM
-from anchorkit.rules.base import KURTOSIS_TOL, RESOLUTION, SOURCE, Tables, _chance, _results
+from anchorkit.judging.base import KURTOSIS_TOL, RESOLUTION, SOURCE, Tables, _chance, _results
 from anchorkit.studies.rotated_basis.premise import _costs, _per_run_cost, given_a_basis
-from anchorkit.rules import AtLeast, Claim, Inside, Moved, Size, Tally
+from anchorkit.judging.rules import AtLeast, Claim, Inside, Moved, Size, Tally
 
 _ = SOURCE  # the figures each claim's text quotes, read from the one table
 

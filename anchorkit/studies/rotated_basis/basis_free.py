@@ -35,12 +35,12 @@ import dataclasses
 
 import pandas as pd
 
-from anchorkit import regimes
+from anchorkit.engine import regimes
 from anchorkit.core.config import RunConfig
 from anchorkit.core.optimizers import SHARED_ADAM
 from anchorkit.core.task import OPS
 from anchorkit.measures import criteria
-from anchorkit.question import MARGIN
+from anchorkit.studies.rotated_basis.question import MARGIN
 
 REGIME = regimes.RECALIBRATED
 SEEDS = (1, 2, 3, 4)
@@ -227,7 +227,7 @@ def predictions_text() -> str:
         f"- **The question against both arms.** Per seed, basis-free minus plain and basis-free "
         f"minus rotated raw removal (and removal net of the reference baseline); the median's "
         f"exact 95% interval against the margin ±{MARGIN:g}, read by the question's four-way "
-        f"rule (`anchorkit.question`): inside, the anchor does not need a privileged basis at "
+        f"rule (`anchorkit.studies.rotated_basis.question`): inside, the anchor does not need a privileged basis at "
         f"all; below, it needs one; above, it removes more without one; across, cannot be "
         f"decided, with the seeds that would decide.",
         "- **The source's conjecture made testable** (its Discussion: with no privileged basis "

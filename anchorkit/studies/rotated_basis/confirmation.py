@@ -3,7 +3,7 @@ page, *The confirmation*), written and committed before any run of its seeds tra
 
 The recalibrated column's 16 seeds (704–719) are the question's **exploratory** set: there raw
 removal, rotated − plain, lay above zero on most seeds, but the pre-set four-way rule
-(``anchorkit.question``) could not decide between "alike" and "removes more". This module states
+(``anchorkit.studies.rotated_basis.question``) could not decide between "alike" and "removes more". This module states
 the **confirmatory** test of the hypothesis those seeds suggest, on seeds never trained before:
 
 - **the set** (``SEEDS``, ``runs``): falloff-pull-0.3 under plain and rotated Adam at 24 fresh
@@ -38,12 +38,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from anchorkit import regimes
+from anchorkit.engine import regimes
 from anchorkit.core.config import RunConfig
 from anchorkit.core.paths import REPORTS
 from anchorkit.measures.verdicts import CONFIDENCE, median_interval
-from anchorkit.provenance import has_tables, read_tables
-from anchorkit.question import MARGIN, NEEDS, answer, paired_differences
+from anchorkit.engine.provenance import has_tables, read_tables
+from anchorkit.studies.rotated_basis.question import MARGIN, NEEDS, answer, paired_differences
 
 REGIME = regimes.RECALIBRATED  # the regime whose question the confirmation asks again
 FOLDER = "confirmation"  # its committed tables: reports/<regime>/confirmation/
@@ -286,7 +286,7 @@ def rule(regime: str, recipe: str) -> str:
         f"rotated removes more.",
         f"- **Secondary**: non-inferiority, the exact 95% interval's lower bound above "
         f"−{MARGIN:g} (the question's margin); the same two tests on removal net of the "
-        f"reference baseline; the four-way rule of `anchorkit.question` on the {n} new seeds "
+        f"reference baseline; the four-way rule of `anchorkit.studies.rotated_basis.question` on the {n} new seeds "
         f"alone (95%) and on all {n + n0} seeds pooled. The pooled reading is a second look at "
         f"the question the exploratory seeds already asked, so it is read at "
         f"{POOLED_CONFIDENCE:.1%} (Bonferroni over the two looks, which needs no assumption "

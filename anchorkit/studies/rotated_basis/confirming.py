@@ -17,10 +17,10 @@ from __future__ import annotations
 import pandas as pd
 
 from anchorkit.core.config import RunConfig
-from anchorkit.executor import each
+from anchorkit.engine.executor import each
 from anchorkit.measures.answers import PARTS, cached_answers
-from anchorkit.pairs import SWEEP_CHUNK, Pair, measure_pair
-from anchorkit.question import paired_differences
+from anchorkit.engine.pairs import SWEEP_CHUNK, Pair, measure_pair
+from anchorkit.studies.rotated_basis.question import paired_differences
 from anchorkit.studies.rotated_basis import confirmation as c
 
 READ = ("raw_removal", "anchored_reference_baseline", "removal_net_of_reference")

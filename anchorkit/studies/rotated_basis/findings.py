@@ -2,7 +2,7 @@
 the answer that closes each question and its opening in words.
 
 Everything here is computed from a regime's rotated-basis tables (``results``, ``alignment``) and
-its reproduction ledger (``anchorkit.ledger``); nothing here knows a result. An answer concludes
+its reproduction ledger (``anchorkit.judging.ledger``); nothing here knows a result. An answer concludes
 only what its regime can decide: whether the anchor leans on e₁ being a privileged axis can be
 asked only where plain Adam builds a privileged basis (the premise's existence, ledger row P0;
 its size against the source's is P2's).
@@ -14,13 +14,13 @@ import pandas as pd
 from scipy.stats import binomtest, wilcoxon
 
 from anchorkit.measures import criteria
-from anchorkit.formatting import count, count_moved, number, paired, summary
-from anchorkit.rules import tally
-from anchorkit.rules.base import E2A_SOURCE, KEPT_LINE, removal_se
+from anchorkit.engine.formatting import count, count_moved, number, paired, summary
+from anchorkit.judging.rules import tally
+from anchorkit.judging.base import E2A_SOURCE, KEPT_LINE, removal_se
 from anchorkit.measures.stats import loss_rate
 from anchorkit.measures.verdicts import NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED
 from anchorkit.core.optimizers import ARMS, PLAIN_ADAM, ROTATED_ADAM
-from anchorkit.pairs import deep_alignment
+from anchorkit.engine.pairs import deep_alignment
 
 SAME = 0.05  # two medians within this read as the same (alignment, net removal), stated on the page
 DECIDES = 0.05  # the sign test's level: below it, the arms' difference in losses is decided

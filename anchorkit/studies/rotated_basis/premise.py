@@ -1,5 +1,5 @@
 """The rotated-basis study's claims of the premise (P0–P4): the privileged basis under plain Adam, its existence apart from
-its size; each claim's parts are rules (``anchorkit.rules``) over the readers here.
+its size; each claim's parts are rules (``anchorkit.judging.rules``) over the readers here.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from dataclasses import dataclass
 import pandas as pd
 from scipy.stats import binomtest
 
-from anchorkit.formatting import number
+from anchorkit.engine.formatting import number
 from anchorkit.core.task import SYNTAX
-from anchorkit.rules.base import (RESOLUTION, SHARE_TOL, SOURCE, Tables, _chance, _paired,
+from anchorkit.judging.base import (RESOLUTION, SHARE_TOL, SOURCE, Tables, _chance, _paired,
                                    _results)
-from anchorkit.rules import AtLeast, Claim, Given, Inside, Premise, Size
+from anchorkit.judging.rules import AtLeast, Claim, Given, Inside, Premise, Size
 
 _ = SOURCE  # the figures each claim's text quotes, read from the one table
 

@@ -32,7 +32,7 @@ from anchorkit.core.optimizers import SHARED_ADAM
 from anchorkit.core.task import SYNTAX
 from anchorkit.measures.directions import SYNTAX_CHANCE
 from anchorkit.measures.verdicts import median_interval
-from anchorkit.question import question_rows
+from anchorkit.studies.rotated_basis.question import question_rows
 from anchorkit.studies.rotated_basis.basis_free import (EVEN, GAUSSIAN_KURTOSIS, PAPER_SEEDS,
                                                        SPIKE_FREE)
 from anchorkit.studies.rotated_basis.confirmation import signed_rank_p
@@ -140,7 +140,7 @@ FOLDER = "basis-free"  # reports/<regime>/basis-free/
 
 
 def _pair_task(item, store) -> dict[str, pd.DataFrame]:
-    from anchorkit.pairs import Pair, measured
+    from anchorkit.engine.pairs import Pair, measured
 
     anchored, control = item
     return measured(Pair(anchored, control), True, store)
@@ -150,7 +150,7 @@ def measure(cfgs, store, scheduler=None, progress: bool = True) -> dict[str, pd.
     """The arm's finished pairs (falloff with its control at a seed, from ``basis_free.paper_runs``)
     measured with the sweep, as the rotated-basis study measures its own (``pairs.measured``), a
     task per pair on the executor: ``results``, ``alignment`` and ``spectra``."""
-    from anchorkit.executor import each
+    from anchorkit.engine.executor import each
 
     by = {(c.seed, c.recipe == "control"): c for c in cfgs if store.has_final(c)}
     items = [(by[(s, False)], by[(s, True)]) for s, control in sorted(by) if not control

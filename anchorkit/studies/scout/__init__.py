@@ -18,7 +18,7 @@ at the highest level found, if any, once its falloff runs meet the anchor criter
 from anchorkit.studies.scout.rule import *  # noqa: F401,F403
 from anchorkit.studies.scout.measuring import *  # noqa: F401,F403
 from anchorkit.studies.scout.running import *  # noqa: F401,F403
-from anchorkit.study import Survey
+from anchorkit.engine.study import Survey
 
 # its value: its page computes at the calibration seeds and lengths, and stands in with its rule
 STUDY = Survey(SCOUT, place=7, written=paper_written, pending=PENDING)  # noqa: F405

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from anchorkit.core.config import WIDTH
-from anchorkit.formatting import and_list, captioned
+from anchorkit.engine.formatting import and_list, captioned
 from anchorkit.studies.scout import (FUNCTIONAL_COST, REPORT_TOKENS, ROTATED_AXES_MAX, ROTATED_KURTOSIS_MAX,
                              ROTATED_RATIO, ROTATED_SHARE, SCORE_MIN, cost_first, functional,
                              reversed_basis)

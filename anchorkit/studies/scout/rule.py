@@ -7,20 +7,20 @@ from __future__ import annotations
 import pandas as pd
 
 from anchorkit.measures import criteria
-from anchorkit import regimes as _regimes
+from anchorkit.engine import regimes as _regimes
 from anchorkit.core.config import RunConfig
 from anchorkit.core.optimizers import ARM_NAMES
-from anchorkit.profiles import SCOUT as SCOUT_PROFILE
-from anchorkit.profiles import Profile
+from anchorkit.engine.profiles import SCOUT as SCOUT_PROFILE
+from anchorkit.engine.profiles import Profile
 from anchorkit.core.task import OPS
 
 
 SEEDS = (1, 2)  # calibration seeds: never 704-711 (the paper's) or 800-839 (the screen's)
 LENGTHS = (400, 800, 1600)  # epochs at which the premise is measured (snapshots of one run)
 # its profile: "scout", the method's task with every run trained with the compiled step
-# (BENCHMARKS.md); "quick" for a smoke run of the pipeline (``anchorkit.profiles``)
+# (BENCHMARKS.md); "quick" for a smoke run of the pipeline (``anchorkit.engine.profiles``)
 
-# the regimes screened (anchorkit.regimes holds the catalogue)
+# the regimes screened (anchorkit.engine.regimes holds the catalogue)
 REGIMES = _regimes.SCREENED
 
 # Fixed on 2026-11-30 before any scout run (issue 16); judged at the calibration seeds only.

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import regimes as _regimes
+from anchorkit.engine import regimes as _regimes
 from anchorkit.core.config import RunConfig, check_lengths
-from anchorkit.executor import THREADS, Graph, add_training, execute, threads
-from anchorkit.pairs import Pair, measure_pair
-from anchorkit.profiles import SCOUT as SCOUT_PROFILE
-from anchorkit.profiles import Profile
-from anchorkit.provenance import has_tables, read_study, read_tables, source_state, write_study
-from anchorkit.request import Request, request
+from anchorkit.engine.executor import THREADS, Graph, add_training, execute, threads
+from anchorkit.engine.pairs import Pair, measure_pair
+from anchorkit.engine.profiles import SCOUT as SCOUT_PROFILE
+from anchorkit.engine.profiles import Profile
+from anchorkit.engine.provenance import has_tables, read_study, read_tables, source_state, write_study
+from anchorkit.engine.request import Request, request
 from anchorkit.studies.scout.measuring import premise
 from anchorkit.studies.scout.rule import (LENGTHS, REGIMES, SEEDS, anchors_met, decide, regime_levels,
                                   scout_runs, seed_levels)

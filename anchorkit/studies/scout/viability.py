@@ -19,17 +19,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from anchorkit import regimes
+from anchorkit.engine import regimes
 from anchorkit.studies import scout
 from anchorkit.measures import criteria
-from anchorkit.executor import execute
-from anchorkit.formatting import and_list, captioned
+from anchorkit.engine.executor import execute
+from anchorkit.engine.formatting import and_list, captioned
 from anchorkit.measures.measure import KEPT_THRESHOLD
 from anchorkit.core.optimizers import PLAIN_ADAM, ROTATED_ADAM, optimizer
-from anchorkit.profiles import SCOUT as SCOUT_PROFILE
-from anchorkit.profiles import Profile
-from anchorkit.profiles import profile as resolve_profile
-from anchorkit.provenance import source_state, write_study
+from anchorkit.engine.profiles import SCOUT as SCOUT_PROFILE
+from anchorkit.engine.profiles import Profile
+from anchorkit.engine.profiles import profile as resolve_profile
+from anchorkit.engine.provenance import source_state, write_study
 from anchorkit.core.store import RunStore
 from anchorkit.core.task import OPS
 

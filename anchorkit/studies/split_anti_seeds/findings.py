@@ -1,11 +1,11 @@
 """The split-anti page's texts: per recipe, the figures its prose quotes and its reader's tables,
-from the study's committed results (``studies.findings("split-anti-seeds")``)."""
+from the study's committed results (``registry.findings("split-anti-seeds")``)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit.formatting import by_seed, count, paired, summary
+from anchorkit.engine.formatting import by_seed, count, paired, summary
 
 SPLIT_RECIPES = ("split-anti", "falloff")
 SPLIT_HEADERS = {

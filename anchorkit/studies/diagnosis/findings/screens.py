@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 
 from anchorkit.studies import diagnosis
-from anchorkit.formatting import and_list, summary
-from anchorkit.rules.base import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE
-from anchorkit.provenance import has_tables
+from anchorkit.engine.formatting import and_list, summary
+from anchorkit.judging.base import E1B_SOURCE, E2A_MEDIAN, E2A_SOURCE
+from anchorkit.engine.provenance import has_tables
 from anchorkit.studies.diagnosis.rank import beyond_input
 from anchorkit.core.optimizers import ROTATED_ADAM
 from anchorkit.studies.diagnosis.findings.tables import (dissociation, load, pending, pooled, read_beyond_input,

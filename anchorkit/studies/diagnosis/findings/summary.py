@@ -7,9 +7,9 @@ import pandas as pd
 
 from anchorkit.studies import diagnosis
 from anchorkit.core.optimizers import ARMS
-from anchorkit.formatting import captioned, summary
-from anchorkit.regimes import SECOND_EPOCHS
-from anchorkit.study import PAPER_SEEDS
+from anchorkit.engine.formatting import captioned, summary
+from anchorkit.engine.regimes import SECOND_EPOCHS
+from anchorkit.engine.study import PAPER_SEEDS
 from anchorkit.core.optimizers import ROTATED_ADAM
 from anchorkit.studies.diagnosis.findings.tables import FAMILY, FITTED, SOURCE_R, read_beyond_input
 from anchorkit.studies.diagnosis.findings.words import families_verdict, source_r_verdicts

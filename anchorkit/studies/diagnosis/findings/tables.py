@@ -9,9 +9,9 @@ import pandas as pd
 
 from anchorkit.studies import diagnosis
 from anchorkit.core.optimizers import ARMS
-from anchorkit.pairs import deep_alignment
-from anchorkit.rules.base import SOURCE
-from anchorkit.provenance import has_tables, read_provenance, read_tables
+from anchorkit.engine.pairs import deep_alignment
+from anchorkit.judging.base import SOURCE
+from anchorkit.engine.provenance import has_tables, read_provenance, read_tables
 from anchorkit.studies.diagnosis.rank import beyond_input
 
 

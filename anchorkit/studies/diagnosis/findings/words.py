@@ -8,7 +8,7 @@ import pandas as pd
 
 from anchorkit.studies import diagnosis
 from anchorkit.core.optimizers import ARMS
-from anchorkit.formatting import and_list, number, summary
+from anchorkit.engine.formatting import and_list, number, summary
 from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                          relation_interval, relation_verdict)
 from anchorkit.studies.diagnosis.rank import DIFFUSE, LOW_RANK_VERDICT, NEITHER

@@ -29,7 +29,7 @@ from scipy import stats
 from anchorkit.core.config import WIDTH
 from anchorkit.measures.directions import SYNTAX_CHANCE
 from anchorkit.measures.stats import best_p, holm
-from anchorkit.formatting import number
+from anchorkit.engine.formatting import number
 from anchorkit.core.optimizers import PLAIN_ADAM, optimizer
 from anchorkit.core.task import SYNTAX
 

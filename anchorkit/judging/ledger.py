@@ -1,6 +1,6 @@
 """The reproduction ledger: each claim of the source report beside what our committed tables give.
 
-Every claim carries the source's figure and the rules of its parts: values (``anchorkit.rules``)
+Every claim carries the source's figure and the rules of its parts: values (``anchorkit.judging.rules``)
 that read our tables (the ``reports/`` folder of one regime) and return our figure with a
 verdict, and that write the rule's words from the same thresholds, before any table is read, so
 that the words cannot drift from what is judged. The rules compare intervals, never a fixed cut-off on an
@@ -24,7 +24,7 @@ level below which a |cos| places a token on no vector.
 
 The claims are the source report's, in our words, never tuned towards.
 
-Where things are: ``anchorkit.rules`` (the rule kinds, a size, a count, a part given a premise,
+Where things are: ``anchorkit.judging.rules`` (the rule kinds, a size, a count, a part given a premise,
 the moved spikes, and the claim; ``rules.base``, the tolerances, the source's figures and the
 judging helpers), each claim in the folder of the study whose tables it is judged on
 (``Study.claims``: the rotated-basis study's ``premise``, ``anchor`` and ``basis``, the reference
@@ -40,16 +40,16 @@ import html
 
 import pandas as pd
 
-from anchorkit.regimes import REPORT
-from anchorkit.provenance import has_tables, read_tables
+from anchorkit.engine.regimes import REPORT
+from anchorkit.engine.provenance import has_tables, read_tables
 from anchorkit.measures.verdicts import (NOT_COMPARABLE, NOT_REPRODUCED, REPRODUCED, UNDECIDED,
                                          VERDICTS)
-from anchorkit.rules.base import *  # noqa: F401,F403 (every name is read as ledger.<name>)
-from anchorkit.rules import tally, verdict_list
-from anchorkit.rules.base import SOURCE, Count, Tables
-from anchorkit.rules import *  # noqa: F401,F403
-from anchorkit.ledger.claims import *  # noqa: F401,F403
-from anchorkit.ledger.claims import CLAIMS, SECTIONS, judge
+from anchorkit.judging.base import *  # noqa: F401,F403 (every name is read as ledger.<name>)
+from anchorkit.judging.rules import tally, verdict_list
+from anchorkit.judging.base import SOURCE, Count, Tables
+from anchorkit.judging.rules import *  # noqa: F401,F403
+from anchorkit.judging.claims import *  # noqa: F401,F403
+from anchorkit.judging.claims import CLAIMS, SECTIONS, judge
 
 
 def ledger(where, regime: str = "weak basis") -> pd.DataFrame:
@@ -169,7 +169,7 @@ def counts_text(table: pd.DataFrame) -> str:
 
 
 def _seed_count(r) -> int:
-    from anchorkit.studies import PAPER_SEEDS  # the report study's default seeds
+    from anchorkit.engine.registry import PAPER_SEEDS  # the report study's default seeds
     return len(r.seeds) if r.seeds else len(PAPER_SEEDS)
 
 
@@ -178,7 +178,7 @@ def more_seeds_text(table: pd.DataFrame) -> str:
     (the recalibrated column beside the second regime: the same model and training, its own
     recipe, 16 seeds against 8), which of the earlier regime's claims that cannot be decided are
     decided there, with the verdict, and which stay undecided; "" where no such pair is shown."""
-    from anchorkit.regimes import regime as named
+    from anchorkit.engine.regimes import regime as named
 
     shown = [named(n) for n in dict.fromkeys(table.regime)]
     out = []

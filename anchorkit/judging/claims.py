@@ -5,9 +5,9 @@ and judging one claim.
 
 from __future__ import annotations
 
-from anchorkit.rules import Claim
-from anchorkit.rules.base import Missing, Tables, _missing
-from anchorkit.studies import EVERY
+from anchorkit.judging.rules import Claim
+from anchorkit.judging.base import Missing, Tables, _missing
+from anchorkit.engine.registry import EVERY
 
 # the ledger's sections, in order, with their titles
 SECTIONS = (("premise", "Premise: the privileged basis under plain Adam"),

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 from anchorkit.measures.answers import n_sweep_directions
 from anchorkit.core.config import RunConfig
-from anchorkit.formatting import seed_text
-from anchorkit.profiles import Profile
-from anchorkit.regimes import Regime
+from anchorkit.engine.formatting import seed_text
+from anchorkit.engine.profiles import Profile
+from anchorkit.engine.regimes import Regime
 from anchorkit.core.store import RunStore
-from anchorkit.studies import Study, runs_of
+from anchorkit.engine.registry import Study, runs_of
 from anchorkit.core.task import OPS
 
 # Seconds of one single-thread worker on the project's machine (2 cores, AMD EPYC), each from a

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from anchorkit import regimes
+from anchorkit.engine import regimes
 from anchorkit.core import candidates
 from anchorkit.measures import criteria
 from anchorkit.core.config import RunConfig

@@ -106,7 +106,7 @@ def predictions(seeds, regime: str, recipe: str, epochs: int, kept: float,
         f"control under plain and rotated Adam at seeds {seeds[0]}–{seeds[-1]} ({n} seeds), "
         f"{epochs} epochs in the {regime}, snapshots kept.",
         "",
-        f"- **The question** (`anchorkit.question`): per seed, rotated minus plain in raw removal, "
+        f"- **The question** (`anchorkit.studies.rotated_basis.question`): per seed, rotated minus plain in raw removal, "
         f"net removal and removal net of the reference baseline; the median's exact 95% interval "
         f"(at {n} seeds, the {int(low)}th to the {int(high)}th difference) against the margin "
         f"±{MARGIN:g}. Inside it: the anchor does not need the privileged axis; below it: it "

@@ -1,7 +1,7 @@
 """The measuring tasks of a study's graph (``Study.graph``, after each ensemble's training task):
 answer every run (its ``base`` answers, and its sweep in slices of directions), then measure each
 pair once the answers of its two runs are cached. Every task reads its inputs from the run store
-and writes its outputs there (``anchorkit.executor`` runs the graph in-process or on Dask), so a
+and writes its outputs there (``anchorkit.engine.executor`` runs the graph in-process or on Dask), so a
 finished task is a load and a lost one runs again.
 """
 
@@ -12,8 +12,8 @@ import torch
 
 from anchorkit.core import progress as tracking
 from anchorkit.core.config import RunConfig
-from anchorkit.executor import THREADS, threads
-from anchorkit.pairs import SWEEP_CHUNK, Pair, measured
+from anchorkit.engine.executor import THREADS, threads
+from anchorkit.engine.pairs import SWEEP_CHUNK, Pair, measured
 from anchorkit.core.train import load_model
 from anchorkit.measures.answers import cached_answers, answers_key, sweep_answers
 

@@ -9,7 +9,7 @@ test and our share's interval), ``Given`` (a part not comparable where a ``Premi
 claim's finding, fails),
 ``Moved`` (a spike that moved on some seeds, comparable where most seeds have one); E2c's relation
 and the loss rate are rules of their own, in their studies' folders. Every claim lives in the
-folder of the study whose tables it is judged on (``Study.claims``); ``anchorkit.ledger`` gathers
+folder of the study whose tables it is judged on (``Study.claims``); ``anchorkit.judging.ledger`` gathers
 them.
 """
 
@@ -23,7 +23,7 @@ import pandas as pd
 
 from anchorkit.measures.verdicts import (INF, NOT_COMPARABLE, NOT_REPRODUCED, VERDICTS, Claimed, Region,
                                          about_share, every, most, none_of)
-from anchorkit.rules.base import Count, Figure, Part, Tables, counted, judged, sized
+from anchorkit.judging.base import Count, Figure, Part, Tables, counted, judged, sized
 
 I = "our median's 95% interval"  # what a size compares
 

@@ -3,7 +3,7 @@ arms (the anchored recipe and the optimizer of each; every arm is paired with th
 optimizer), whether its pairs are measured with the direction sweep, the tables its page reads
 derived from the measured ones, its page and its place among the studies, and its work as a graph of
 tasks (``Study.graph``). Each study's value lives in its own folder (``anchorkit/studies/<name>/``,
-discovered by ``anchorkit.studies``); this module is what they share: the value, the run of a study
+discovered by ``anchorkit.engine.registry``); this module is what they share: the value, the run of a study
 at a profile in a regime, and the paper seeds. The others (``Survey``: the essay, the scout, the
 diagnosis) are folders of the same registry whose work is a graph of their own.
 
@@ -20,12 +20,12 @@ from typing import Callable
 from anchorkit.core import progress as tracking
 from anchorkit.core.config import RunConfig
 from anchorkit.core.edit import DOSES
-from anchorkit.executor import ENSEMBLE_RUNS, Graph, add_training
+from anchorkit.engine.executor import ENSEMBLE_RUNS, Graph, add_training
 from anchorkit.measures.answers import cached_part, n_sweep_directions
-from anchorkit.pairs import Pair
-from anchorkit.pipeline import SWEEP_SLICE, base_task, pair_task, save_sweep_task, sweep_task
-from anchorkit.profiles import PAPER, Profile
-from anchorkit.regimes import DEFAULT, REPORT, Regime
+from anchorkit.engine.pairs import Pair
+from anchorkit.engine.pipeline import SWEEP_SLICE, base_task, pair_task, save_sweep_task, sweep_task
+from anchorkit.engine.profiles import PAPER, Profile
+from anchorkit.engine.regimes import DEFAULT, REPORT, Regime
 
 PAPER_SEEDS = list(range(704, 712))  # the seeds of the published runs
 
@@ -44,7 +44,7 @@ class Study:
     ``side_by_side``, whether its page shows the report's regimes side by side (else the default
     regime only); ``page``, its notebook's name (``notebooks/<page>.ipynb``); ``place``, where it
     stands among the studies (the registry's order, in which pages are executed and listed);
-    ``claims``, the source's claims judged on its tables (``anchorkit.rules.Claim``, gathered by
+    ``claims``, the source's claims judged on its tables (``anchorkit.judging.rules.Claim``, gathered by
     the ledger)."""
 
     name: str
@@ -89,7 +89,7 @@ class Study:
         """Its work on these pairs (``pairs``): train the unfinished runs; answer every run (base,
         with e₁ at ``doses``, and, with ``sweep``, the sweep in slices) whose answers are not
         cached; measure every pair once both its runs are answered (the tasks of
-        ``anchorkit.pipeline``, run by ``anchorkit.executor``)."""
+        ``anchorkit.engine.pipeline``, run by ``anchorkit.engine.executor``)."""
         runs = runs_of(pairs)
         g = Graph()
         trained_by = add_training(g, runs, store, device, size=size)

@@ -12,12 +12,12 @@ import time
 import pandas as pd
 
 from anchorkit.core.edit import DOSES
-from anchorkit.executor import execute
-from anchorkit.profiles import PAPER, Profile
-from anchorkit.provenance import read_tables, source_state, write_study, written_for
-from anchorkit.regimes import DEFAULT, REPORT, Regime, regime as resolve_regime
-from anchorkit.request import Request, request
-from anchorkit.studies import Study, runs_of, study
+from anchorkit.engine.executor import execute
+from anchorkit.engine.profiles import PAPER, Profile
+from anchorkit.engine.provenance import read_tables, source_state, write_study, written_for
+from anchorkit.engine.regimes import DEFAULT, REPORT, Regime, regime as resolve_regime
+from anchorkit.engine.request import Request, request
+from anchorkit.engine.registry import Study, runs_of, study
 
 
 # ---------------------------------------------------------------------- executing a study
@@ -38,7 +38,7 @@ def compute_study(s: Study, regime: Regime, req: Request) -> dict[str, pd.DataFr
     its tables atomically to ``regime.reports(req.reports_dir)/<study>/`` (Parquet, with CSV
     beside) with ``provenance.json`` (nothing is written when ``req.reports_dir`` is None).
 
-    The work is the study's graph (``Study.graph``) run through ``anchorkit.executor`` on
+    The work is the study's graph (``Study.graph``) run through ``anchorkit.engine.executor`` on
     ``req.scheduler`` (None: ``$ANCHORKIT_SCHEDULER``, else a LocalCluster of one single-thread
     worker per core; "in-process": no Dask); the tables do not depend on where it ran.
     ``req.doses``: those the e₁ edit is measured at (a reader's tweak of the method's

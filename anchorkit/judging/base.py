@@ -1,6 +1,6 @@
 """The values and pieces the ledger's rules are made of: the tolerances, the source's figures
 (``SOURCE``, one table), a claim's part, the tables a rule reads, and the sized, counted and
-paired helpers every reader shares (``anchorkit.ledger``'s docstring states the rules).
+paired helpers every reader shares (``anchorkit.judging.ledger``'s docstring states the rules).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 
 from anchorkit.measures import criteria
-from anchorkit.formatting import number
+from anchorkit.engine.formatting import number
 from anchorkit.measures.measure import OVER_REMOVAL_Z, chance_cos
-from anchorkit.provenance import has_tables, read_tables
+from anchorkit.engine.provenance import has_tables, read_tables
 from anchorkit.measures.verdicts import (NOT_COMPARABLE, UNDECIDED, combine, count_verdict, seeds_needed,
                                          size, count_seeds_needed, Region,
                                          margin_case)

@@ -20,7 +20,7 @@ import torch
 
 from anchorkit.core import kernels
 from anchorkit.core.config import RunConfig
-from anchorkit.executor import THREADS
+from anchorkit.engine.executor import THREADS
 from anchorkit.core.paths import REPORTS, inside, make_folder
 from anchorkit.core.store import (REPO, RunStore, StoreError, digest, read_verified, write_json,
                                   write_table)

@@ -23,9 +23,9 @@ from anchorkit.core.config import (ParameterError, check_device, check_doses, ch
 from anchorkit.core.edit import DOSES
 from anchorkit.core.paths import check_writable
 from anchorkit.core.store import RunStore
-from anchorkit.executor import check_scheduler
-from anchorkit.profiles import PAPER, Profile, profile as resolve_profile
-from anchorkit.regimes import Regime, regime as resolve_regime
+from anchorkit.engine.executor import check_scheduler
+from anchorkit.engine.profiles import PAPER, Profile, profile as resolve_profile
+from anchorkit.engine.regimes import Regime, regime as resolve_regime
 
 
 @dataclass(frozen=True, eq=False)
