@@ -32,7 +32,7 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture(autouse=True)
 def in_process(monkeypatch):
     """Studies execute in-process in tests (what a test patches must be where the tasks run);
-    tests/test_executor.py runs them on LocalClusters explicitly."""
+    tests/engine/test_executor.py runs them on LocalClusters explicitly."""
     monkeypatch.setenv("ANCHORKIT_SCHEDULER", "in-process")
 
 

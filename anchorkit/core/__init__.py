@@ -6,5 +6,5 @@ optimizers as values (``optimizers``) and their step (``optim``), the recipes' l
 (``recipes``), training over an ensemble of seeds (``train``), the scores a trajectory records
 (``scores``), the run store (``store``), where things live (``paths``), the matmul kernels
 (``kernels``) and progress bars (``progress``). A module here imports only the core
-(``tests/test_house.py`` checks it).
+(``tests/acceptance/test_house.py`` checks it).
 """

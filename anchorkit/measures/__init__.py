@@ -4,5 +4,5 @@ The measurements on the probe sets (``measure``), the answers a measurement read
 (``answers``), the syntax directions (``directions``), the essay's head-level geometry
 (``geometry``), the method's thresholds (``criteria``), the statistics and the verdict rules
 (``stats``, ``verdicts``). A module here imports only the core and the measures
-(``tests/test_house.py`` checks it).
+(``tests/acceptance/test_house.py`` checks it).
 """

@@ -11,7 +11,7 @@ The cache key is the run's hash (its configuration, hence the task and probe set
 (``base`` or ``sweep``), the digest of the **weights** the answers were computed from (so that
 weights retrained on another machine, or replaced, never read answers of other weights) and
 ``ANSWERS_VERSION``, the version of what the answers are. A refactor that changes no answer keeps
-the cache; a change that changes answers must bump the version, and ``tests/test_answers.py``
+the cache; a change that changes answers must bump the version, and ``tests/measures/test_answers.py``
 holds a fingerprint of a published run's answers that fails until it does.
 """
 

@@ -1,6 +1,6 @@
 """Presentation: what only the book's pages read. Each module words, lays out or draws what the
 core (``anchorkit``'s other modules: the task, model, training, measures, store, studies,
-executor, ledger and verdicts) computed; the core never imports from here (tests/test_house.py).
+executor, ledger and verdicts) computed; the core never imports from here (tests/acceptance/test_house.py).
 
 - ``page``: a page's first step (check the parameters, train or load, measure, provenance, glue);
 - ``findings``, ``report_page``, ``screens``: the report's figures, answers and first screens;

@@ -1,4 +1,4 @@
-// Accessible names the pages need (what axe-core's serious rules ask for; tests/test_book.py
+// Accessible names the pages need (what axe-core's serious rules ask for; tests/acceptance/test_book.py
 // runs the audit). Charts: vega draws each chart as an SVG whose marks are graphics symbols
 // without names; the chart is one image, named by the caption under it (every chart has one,
 // tested), and its marks are hidden from assistive technology. Toggles: a <summary> with no text
