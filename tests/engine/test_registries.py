@@ -1,6 +1,7 @@
 """Studies, regimes and profiles are values: a new regime or study is one entry in its registry,
 and everything below the entry points follows from the value (no list of names elsewhere)."""
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -485,3 +486,27 @@ def test_a_studys_page_texts_are_found_through_the_registry(registered):
         registry.findings("toy-study")  # a value registered without a folder
     with pytest.raises(ParameterError, match="study"):
         registry.findings("no-such-study")
+
+
+@pytest.mark.slow
+def test_a_toy_optimizer_with_no_own_basis_is_one_value_that_a_study_trains_and_measures(
+        monkeypatch, tmp_path):
+    """Adding an optimizer touches its registries alone: a toy with no own basis (its update
+    rule one entry of ``UPDATES``, the optimizer one of ``optimizers.REGISTRY``) is trained and
+    measured by a toy study through the one graph path, its reference the random directions (no
+    basis of its own), with no other module told of it (its sweep: test_optimizers.py)."""
+    from anchorkit.core import optimizers
+    from anchorkit.core.optim import UPDATES, SharedAdam
+
+    toy = optimizers.Optimizer("toy-none", "a toy with no own basis", None, update="toy-none")
+    monkeypatch.setitem(UPDATES, "toy-none", SharedAdam)
+    monkeypatch.setitem(optimizers.REGISTRY, toy.name, toy)
+    s = Study("toy-none-study", (("falloff", "toy-none"),), seeds=(3,))
+    monkeypatch.setitem(registry.STUDIES, s.name, s)
+    out = protocol.run_study(s.name, [3], "quick", epochs=1, reports_dir=tmp_path,
+                             store=RunStore(tmp_path / "store"), progress=False,
+                             scheduler="in-process")
+    row = out["results"].iloc[0]
+    assert len(out["results"]) == 1 and row.optimizer == "toy-none"
+    assert {c.optimizer for c in s.runs([3], QUICK, regimes.DEFAULT, 1)} == {"toy-none"}
+    assert math.isfinite(row["raw_removal"]) and "toy-none" in str(row["run"])
