@@ -163,6 +163,15 @@ def test_every_module_reads_its_own_layer_and_those_below():
     assert any(d.startswith("pages.") for d in graph["pages.report_page"])  # pages read pages
 
 
+def test_the_tests_mirror_the_layers():
+    """A folder of tests per layer, and ``acceptance`` for the whole repository (its commands,
+    built pages, committed records and these rules); no test file loose at ``tests/``'s top."""
+    tests = ROOT / "tests"
+    assert not list(tests.glob("test_*.py"))
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    assert folders == {*LAYERS, "acceptance"}
+
+
 def test_no_module_is_loose_at_the_package_top():
     """Every module stands in its layer's folder: the package's top holds ``__init__`` alone (and
     the command line's ``__main__``), so that a module's layer is read from its path."""
