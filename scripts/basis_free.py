@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 from scripts import resumable
 from anchorkit.core.config import ParameterError, check_seeds
@@ -31,7 +30,7 @@ from anchorkit.core.paths import REPORTS
 from anchorkit.engine.provenance import read_tables, scratch_root, source_state, write_study
 from anchorkit.studies.rotated_basis import basis_free as bf
 
-COMMITTED = Path(__file__).resolve().parent.parent / "calibration" / "basis-free"
+COMMITTED = bf.COMMITTED
 
 
 def calibrate(args) -> None:
@@ -49,17 +48,6 @@ def calibrate(args) -> None:
     (out / "decision.json").write_text(json.dumps({"verdict": d["verdict"], "lr": d["lr"]}) + "\n")
     print(bf.decision_text(scores))
     print(f"written to {out}")
-
-
-def chosen_rate() -> float:
-    """The learning rate the committed decision chose (a ParameterError naming what is missing)."""
-    f = COMMITTED / "decision.json"
-    if not f.exists():
-        raise ParameterError("train", str(f), "no committed decision: run calibrate --publish")
-    d = json.loads(f.read_text())
-    if d["lr"] is None:
-        raise ParameterError("train", d["verdict"], "the calibration chose no learning rate")
-    return float(d["lr"])
 
 
 def train(args) -> None:
@@ -106,7 +94,7 @@ def main(argv=None):
         if args.verb == "measure" and args.seeds != list(bf.PAPER_SEEDS):
             raise ParameterError("--seeds", args.seeds, "measure reads every finished pair")
         if args.verb in ("train", "measure"):
-            args.lr = chosen_rate()
+            args.lr = bf.chosen_rate()
         check_writable("ANCHORKIT_STORE", RunStore().root)
     except ParameterError as e:
         p.error(str(e))

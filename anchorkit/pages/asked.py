@@ -11,7 +11,8 @@ import pandas as pd
 from anchorkit.studies.rotated_basis import question
 from anchorkit.core.paths import PUBLISHED, REPORTS
 from anchorkit.engine.formatting import captioned
-from anchorkit.pages import charts, screens
+from anchorkit.core.optimizers import ROTATED_ADAM
+from anchorkit.pages import basis_free, charts, screens
 from anchorkit.engine.provenance import read_tables
 from anchorkit.engine.regimes import Regime
 from anchorkit.studies.rotated_basis import confirmation
@@ -52,6 +53,7 @@ def asking(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame]) -> tup
     return can or tuple(shown)
 
 
+ROTATED = ROTATED_ADAM.name
 REASONS = {screens.ABSENT: "no privileged basis", screens.UNDECIDED_PREMISE: "basis undecided"}
 
 
@@ -61,7 +63,10 @@ def answer_data(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame],
     seed's rotated − plain raw removal, and the median with its exact interval, whether the
     regime can ask the question and, where it cannot, why in a few words; after the regime the
     confirmation asks again, the confirmation's row, once its tables are committed under
-    ``reports`` (its fresh seeds' differences at the end of training, its interval on them)."""
+    ``reports`` (its fresh seeds' differences at the end of training, its interval on them),
+    then the basis-free arm's row once its tables are committed (``basis_free.answer_row``: its
+    seeds' basis-free − plain differences). ``arm``: the arm each row's difference is of; where
+    more than one is drawn, each row's second line names its arm."""
     diffs, summary = [], []
     for r, t in shown.items():
         f = screens.regime_facts(r, claims[r], t)
@@ -79,7 +84,17 @@ def answer_data(shown: dict[Regime, dict], claims: dict[Regime, pd.DataFrame],
             summary.append({"row": row, "median": q["median difference"],
                             "low": q["interval low"], "high": q["interval high"], "asked": True,
                             "reason": ""})
-    return pd.concat(diffs, ignore_index=True), pd.DataFrame(summary)
+        third = basis_free.answer_row(t["results"], reports) if r == basis_free.bf.REGIME else None
+        if third is not None:
+            diffs.append(third[0])
+            summary.append(third[1])
+    diffs, summary = pd.concat(diffs, ignore_index=True), pd.DataFrame(summary)
+    summary["arm"] = summary["arm"].fillna(ROTATED) if "arm" in summary else ROTATED
+    if (summary.arm != ROTATED).any():  # more than one arm drawn: each row names its arm
+        named = {r: r.replace("\n", f"\n{ROTATED_ADAM.label}, ", 1)
+                 for r, a in zip(summary.row, summary.arm) if a == ROTATED}
+        diffs["row"], summary["row"] = diffs.row.replace(named), summary.row.replace(named)
+    return diffs, summary
 
 
 def confirmation_row(regime: Regime, reports=REPORTS) -> tuple[pd.Series, pd.Series]:

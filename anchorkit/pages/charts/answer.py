@@ -18,6 +18,9 @@ from anchorkit.pages.charts.base import _require
 # the two sides in words, each on two short lines so that both fit above a 260 px plot
 LESS = "← rotated removes less:\nthe anchor needs the axis"
 MORE = "rotated removes\nmore →"
+# where another arm than rotated Adam is drawn (issue 69: each row names its arm)
+ANY_LESS = "← the arm removes less:\nthe anchor needs the basis"
+ANY_MORE = "the arm removes\nmore →"
 ASKED, GREY = "#333333", "#b3b3b3"
 ROW = 78  # px: a row's height, its name's two lines at the top, its seeds beneath
 
@@ -34,7 +37,9 @@ def answer_picture(diffs: pd.DataFrame, summary: pd.DataFrame, margin: float,
     """The estimation plot. ``diffs``: row, seed, difference (one per seed); ``summary``: row,
     median, low, high, asked (whether the row can ask the question), reason (a word where it
     cannot), in the order drawn; ``margin``: the question's equivalence margin. At the default
-    ``width`` the whole chart, with vega-embed's menu, fits a 390 px phone."""
+    ``width`` the whole chart, with vega-embed's menu, fits a 390 px phone. Where ``summary``'s
+    optional ``arm`` names another arm than rotated Adam, the axis and its sides speak of "the
+    arm" (each row names its own)."""
     _require(diffs, ["row", "seed", "difference"], "answer_picture")
     _require(summary, ["row", "median", "low", "high", "asked", "reason"], "answer_picture")
     labels = dict(zip(summary.row, answer_rows(summary)))
@@ -47,7 +52,9 @@ def answer_picture(diffs: pd.DataFrame, summary: pd.DataFrame, margin: float,
     # rows named above their dots, not beside them, so that the chart is no wider than its plot
     y = alt.Y("label:N", sort=order, title=None, axis=None)
     shade = alt.condition("datum.asked", alt.value(ASKED), alt.value(GREY))
-    x_title = "rotated − plain raw removal of difference, per seed"
+    one = "arm" not in summary or (summary.arm == "rotated").all()
+    x_title = ("rotated − plain raw removal of difference, per seed" if one else
+               "the arm − plain raw removal of difference, per seed")
     band = alt.Chart(pd.DataFrame({"a": [-margin], "b": [margin]})).mark_rect(
         color="#e8e8e8").encode(x=alt.X("a:Q", scale=x_scale, title=x_title), x2="b:Q")
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#777").encode(x="x:Q")
@@ -71,8 +78,9 @@ def answer_picture(diffs: pd.DataFrame, summary: pd.DataFrame, margin: float,
                                    lineBreak="\n", lineHeight=14).encode(
         x=alt.value(2), y=y, yOffset=alt.value(0), text="label:N",
         color=alt.condition("datum.asked", alt.value(ASKED), alt.value("#777777")))
-    return alt.layer(band, zero, dots, interval, median, names, _side(LESS, -span, "left"),
-                     _side(MORE, span, "right")).properties(
+    less, more = (LESS, MORE) if one else (ANY_LESS, ANY_MORE)
+    return alt.layer(band, zero, dots, interval, median, names, _side(less, -span, "left"),
+                     _side(more, span, "right")).properties(
         width=width, height=ROW * len(summary), padding={"top": 34, "left": 5, "right": 5,
                                                          "bottom": 5})
 

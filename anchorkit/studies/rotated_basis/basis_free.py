@@ -32,17 +32,21 @@ testable.
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
 import pandas as pd
 
 from anchorkit.engine import regimes
-from anchorkit.core.config import RunConfig
+from anchorkit.core.config import ParameterError, RunConfig
 from anchorkit.core.optimizers import SHARED_ADAM
+from anchorkit.core.paths import REPO
 from anchorkit.core.task import OPS
 from anchorkit.measures import criteria
 from anchorkit.studies.rotated_basis.question import MARGIN
 
 REGIME = regimes.RECALIBRATED
+COMMITTED = REPO / "calibration" / "basis-free"  # the rule, the predictions, the decision
 SEEDS = (1, 2, 3, 4)
 RECIPES = ("control", "falloff")  # the study's names (the regime's recipe in place of falloff)
 FALLBACK = (3e-3, 1e-3)  # learning rates tried, in order, where the regime's own fails
@@ -149,6 +153,18 @@ def decision_text(scores: pd.DataFrame) -> str:
     return "\n".join([f"**{d['verdict']}**{rate}. {SAYS[d['verdict']]}", "",
                        f"By the rule committed before the runs (`rule.md`), on {len(scores)} "
                        f"runs:", "", *lines, ""])
+
+
+def chosen_rate(committed=COMMITTED) -> float:
+    """The learning rate the committed decision chose (``committed``/decision.json): a
+    ParameterError naming what is missing where there is no decision or it chose no rate."""
+    f = Path(committed) / "decision.json"
+    if not f.exists():
+        raise ParameterError("train", str(f), "no committed decision: run calibrate --publish")
+    d = json.loads(f.read_text())
+    if d["lr"] is None:
+        raise ParameterError("train", d["verdict"], "the calibration chose no learning rate")
+    return float(d["lr"])
 
 
 def paper_runs(lr: float) -> list[RunConfig]:

@@ -42,6 +42,7 @@ ALPHA = 0.05
 KURTOSIS_BAND = 0.10  # "within 10%" of the Gaussian value
 BASIS_NAMES = {"axes": "coordinate axes", "rotated": "rotated axes"}
 SLICES = (3, 4)  # where the anchor sits: the conjecture's (c)
+REPORTED = "(c) alignment against rotated's"  # the conjecture's part with no side predicted
 
 
 def _arm(results: pd.DataFrame, optimizer: str) -> pd.DataFrame:
@@ -125,7 +126,7 @@ def conjecture(results: pd.DataFrame, alignment: pd.DataFrame) -> pd.DataFrame:
     at = {o: per.xs(o) if o in per.index.get_level_values(0) else pd.Series(dtype=float)
           for o in (ARM, "rotated")}
     sat = _difference(at[ARM], at["rotated"])
-    rows.append({"part": "(c) alignment against rotated's", "basis": "", **sat,
+    rows.append({"part": REPORTED, "basis": "", **sat,
                  "figure": _said(sat), "holds": None})  # no side predicted: reported
     return pd.DataFrame(rows)
 

@@ -1,0 +1,183 @@
+"""The basis-free arm (issue 69; ``anchorkit.studies.rotated_basis.basis_free``) as the report
+shows it: while its tables are not committed, what is decided and what is not yet; once they are
+(``reports/<regime>/basis-free/``, written by ``python -m anchorkit basis-free measure
+--publish``), its answer in sentences computed from the tables shown beside them, the tables
+(the question against both other arms, the premise absent, the conjecture), and its row of the
+answer's picture.
+
+Every sentence says what its verdict rests on: the arm minus the other arm, per seed, with the
+question's own test (``question.question_rows``) and the parts of its predictions
+(``third_arm.premise``, ``third_arm.conjecture``), committed before its paper set trained.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from anchorkit.core.optimizers import REGISTRY, SHARED_ADAM
+from anchorkit.core.paths import REPORTS
+from anchorkit.engine.formatting import captioned
+from anchorkit.engine.provenance import has_tables, read_tables
+from anchorkit.studies.rotated_basis import basis_free as bf, question, third_arm
+
+ARM = SHARED_ADAM.name
+OTHERS = ("adam", "rotated")  # the arms it is compared with, in the order the page names them
+PRIMARY = "raw removal"  # the measure the answer's picture draws and the first sentence reads
+
+# the question's answers, read for the arm against another (``{other}``: that arm's label)
+COMPARED = {
+    question.ALIKE: "removes as {other} does, within the margin",
+    question.NEEDS: "removes less than {other}, by more than the margin",
+    question.MORE: "removes more than {other}, by more than the margin",
+    question.UNDECIDED: "cannot be told from {other} at this number of seeds",
+}
+# what the comparison with plain Adam, the arm with the privileged basis, answers (the predictions)
+READS = {
+    question.ALIKE: "the anchor does not need a privileged basis at all",
+    question.NEEDS: "the anchor needs a privileged basis",
+    question.MORE: "the anchor removes more with no privileged basis",
+    question.UNDECIDED: "whether the anchor needs a privileged basis is not decided",
+}
+
+
+def folder(reports=REPORTS):
+    """Where the arm's tables are committed: ``reports/<regime>/basis-free/``."""
+    return bf.REGIME.reports(reports) / third_arm.FOLDER
+
+
+def committed(reports=REPORTS) -> bool:
+    """Whether the arm's tables are written under ``reports``."""
+    return has_tables(folder(reports))
+
+
+def _rates() -> str:
+    """The learning rates in words: the arm's (its calibration's decision) against the others'."""
+    own = bf.REGIME.settings()["train"].lr
+    try:
+        lr = bf.chosen_rate()
+    except ValueError:  # no rate chosen (yet): the decision's text says why
+        return ""
+    if lr == own:
+        return f" It trains at the regime's learning rate, {own:g}, as the other two arms do."
+    return (f" It trains at learning rate {lr:g}, where plain and rotated Adam train at {own:g}, "
+            f"with denormal floats flushed to zero, which their runs were not: its calibration "
+            f"chose both ({{doc}}`/book/methods`, *The optimizers*).")
+
+
+def said(reports=REPORTS) -> str:
+    """The section's paragraph (MyST): pending, what is decided; committed, the answer against
+    each arm, the premise and the conjecture, each from the tables ``shown`` gives."""
+    label = SHARED_ADAM.label
+    lead = (f"{label[0].upper() + label[1:]} shares Adam's second moment along the residual "
+            f"axis, so that no direction of the residual stream is cheaper for it than another."
+            + _rates())
+    if not committed(reports):
+        return (lead + " Its predictions were committed before its paper set trained; its "
+                "tables are not yet written, so this section states no result.")
+    t = read_tables(folder(reports))
+    return " ".join([lead, answer_sentence(t["question"]), premise_sentence(t["premise"]),
+                     conjecture_sentence(t["conjecture"])])
+
+
+def answer_sentence(q: pd.DataFrame) -> str:
+    """The question against each other arm, in raw removal (``third_arm.question``'s rows)."""
+    parts = []
+    for other in OTHERS:
+        r = q[(q["against"] == other) & (q["measure"] == PRIMARY)].iloc[0]
+        label = REGISTRY[other].label
+        words = COMPARED[r["answer"]].format(other=label)
+        needed = r["seeds needed"]
+        if r["answer"] == question.UNDECIDED and not pd.isna(needed):
+            words += f" (about {int(needed)} seeds would decide it)"
+        parts.append(f"against {label}, median difference {r['median difference']:.2f} "
+                     f"({r['interval low']:.2f} to {r['interval high']:.2f}) over "
+                     f"{int(r['seeds'])} seeds, it {words}")
+    first = q[(q["against"] == OTHERS[0]) & (q["measure"] == PRIMARY)].iloc[0]["answer"]
+    return (f"In {PRIMARY}, per seed, {'; '.join(parts)}: by the question's test, "
+            f"{READS[first]}.")
+
+
+def _judged(v) -> bool:
+    """Whether a prediction's part was judged (a table's ``holds``: None or NaN while pending)."""
+    return v is not None and not (isinstance(v, float) and math.isnan(v))
+
+
+def _holds(v) -> str:
+    return ("holds" if bool(v) else "does not hold") if _judged(v) else "pending"
+
+
+def premise_sentence(p: pd.DataFrame) -> str:
+    """How many parts of the premise-absent prediction hold, of how many."""
+    done = p["holds"].map(_judged)
+    held = int(p.loc[done, "holds"].astype(bool).sum())
+    return (f"The premise's absence, predicted in {len(p)} parts, holds in {held} of the "
+            f"{int(done.sum())} judged (the table below).")
+
+
+def conjecture_sentence(c: pd.DataFrame) -> str:
+    """Each part of the conjecture and whether it holds (the part with no side predicted, as
+    reported)."""
+    parts = []
+    for _, r in c.iterrows():
+        verdict = ("reported, no side predicted" if r["part"] == third_arm.REPORTED
+                   else _holds(r["holds"]))
+        parts.append(f"{r['part']}{' (' + r['basis'] + ')' if r['basis'] else ''}: {verdict}")
+    return "The source's conjecture, part by part: " + "; ".join(parts) + "."
+
+
+def shown(reports=REPORTS) -> list:
+    """The arm's committed tables as the report shows them (none while pending)."""
+    if not committed(reports):
+        return []
+    t = read_tables(folder(reports))
+    q = t["question"]
+    q = q.assign(against=q["against"].map(lambda o: REGISTRY[o].label),
+                 **{"seeds needed": q["seeds needed"].map(
+                     lambda n: "–" if pd.isna(n) else f"{int(n)}")})
+    larger = f"{ARM} larger on"
+    qh = {"against": "against", "measure": "measure", "seeds": "seeds",
+          "median difference": "median difference", "interval low": "interval low",
+          "interval high": "interval high", larger: "basis-free larger on",
+          "answer": "answer", "seeds needed": "seeds needed"}
+    ph = {"part": "part", "basis": "basis", "figure": "figure", "holds": "holds"}
+    return [
+        captioned(q, qh, f"The question's own test against each other arm, "
+                  f"{bf.REGIME.title}: per seed, basis-free minus the other arm at the same "
+                  f"seed, the median difference with its exact 95% interval against the margin "
+                  f"±{question.MARGIN:g}, and the answer the interval gives."),
+        captioned(t["premise"].assign(holds=t["premise"]["holds"].map(_holds)), ph,
+                  "The premise absent under basis-free Adam: each part of the prediction, its "
+                  "figure and whether it holds (pending while the set is incomplete)."),
+        captioned(t["conjecture"].assign(holds=[
+            "reported" if p == third_arm.REPORTED else _holds(v)
+            for p, v in zip(t["conjecture"]["part"], t["conjecture"]["holds"])]), ph,
+                  "The source's conjecture made testable: each part, its figure and whether it "
+                  "holds; (c) is reported with no side predicted."),
+    ]
+
+
+def picture_sentence(reports=REPORTS) -> str:
+    """The answer picture's caption on the arm: which row is its, or that none is drawn yet."""
+    if not committed(reports):
+        return (f"A third arm, {SHARED_ADAM.label}, is drawn once its paper set is measured.")
+    return (f"The last row is {SHARED_ADAM.label}'s: each dot its raw removal minus that of its "
+            f"plain-Adam twin at the same seed.")
+
+
+def answer_row(plain: pd.DataFrame, reports=REPORTS
+               ) -> tuple[pd.DataFrame, dict] | None:
+    """The arm's row of the answer's picture (``asked.answer_data``): each seed's basis-free −
+    plain raw removal, from the arm's committed results and the regime's ``plain`` results (the
+    rotated-basis study's), and its summary; None while the arm's tables are not committed."""
+    if not committed(reports):
+        return None
+    t = read_tables(folder(reports))
+    both = pd.concat([plain, t["results"]], ignore_index=True)
+    d = question.paired_differences(both, arms=(ARM, OTHERS[0]))
+    q = question.question_rows(both, arms=(ARM, OTHERS[0])).iloc[0]
+    row = f"{bf.REGIME.title}\n{SHARED_ADAM.label}, {len(d)} seeds"
+    return (pd.DataFrame({"row": row, "seed": d.index, "difference": d.values}),
+            {"row": row, "median": q["median difference"], "low": q["interval low"],
+             "high": q["interval high"], "asked": True, "reason": "", "arm": ARM})

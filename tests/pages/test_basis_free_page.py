@@ -1,0 +1,105 @@
+"""The basis-free arm on the report (anchorkit.pages.basis_free): pending, it states no result and
+draws no row; committed (constructed tables written to a reports folder of their own, judged with
+the regime's committed plain and rotated tables), its sentences are computed from the tables it
+shows, every answer of the question reads in words, and its row of the answer's picture is its
+seeds' basis-free − plain differences, each row naming its arm."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anchorkit.engine.provenance import read_tables, write_study
+from anchorkit.pages import asked, basis_free as page, charts
+from anchorkit.studies.rotated_basis import basis_free as bf, question, third_arm
+
+ROOT = Path(__file__).resolve().parents[2]
+REGIME = bf.REGIME
+ARM = third_arm.ARM
+
+
+def committed_tables():
+    t = read_tables(REGIME.reports(ROOT / "reports") / "rotated-basis")
+    return t
+
+
+def arm_tables(others, gain):
+    """The arm's folder as ``third_arm.tables`` writes it: its results are the plain runs' with
+    ``gain`` (a per-seed array) added to raw removal, renamed to the arm."""
+    plain = others["results"][others["results"].optimizer == "adam"].sort_values("seed")
+    mine = plain.assign(optimizer=ARM, raw_removal=plain.raw_removal.values + gain)
+    align = others["alignment"][others["alignment"].optimizer == "rotated"].assign(optimizer=ARM)
+    return third_arm.tables({"results": mine, "alignment": align, "spectra": pd.DataFrame(
+        {"seed": [0], "optimizer": [ARM]})}, others)
+
+
+def write(root, tables):
+    write_study(page.folder(root), tables, third_arm.FOLDER, list(bf.PAPER_SEEDS), "paper",
+                bf.paper_runs(bf.chosen_rate()), 0.0, {}, REGIME.name)
+
+
+def test_pending_the_section_states_no_result_and_draws_no_row(tmp_path):
+    others = committed_tables()
+    said = page.said(tmp_path)
+    assert "not yet written" in said and "no result" in said
+    assert said.startswith("Basis-free Adam shares")  # the label's case kept
+    assert f"{bf.chosen_rate():g}" in said  # the arm's own learning rate, from the decision
+    assert page.shown(tmp_path) == [] and page.answer_row(others["results"], tmp_path) is None
+    from anchorkit.judging.ledger import ledger
+
+    shown = {REGIME: others}
+    diffs, summary = asked.answer_data(shown, {REGIME: ledger(REGIME.reports(ROOT / "reports"),
+                                                              REGIME.title)}, reports=tmp_path)
+    assert (summary.arm == "rotated").all() and "basis-free" not in " ".join(summary.row)
+
+
+def test_committed_the_row_is_each_seed_s_basis_free_minus_plain_and_the_rows_name_their_arms(
+        tmp_path):
+    from anchorkit.judging.ledger import ledger
+
+    others = committed_tables()
+    gain = np.linspace(0.25, 0.45, len(bf.PAPER_SEEDS))  # more than the margin on every seed
+    write(tmp_path, arm_tables(others, gain))
+    diffs, summary = asked.answer_data({REGIME: others}, {REGIME: ledger(
+        REGIME.reports(ROOT / "reports"), REGIME.title)}, reports=tmp_path)
+    arm_row = summary[summary.arm == ARM].iloc[0]
+    assert summary.row.iloc[-1] == arm_row.row  # after the regime (and its confirmation)
+    assert "basis-free Adam" in arm_row.row and all(
+        "rotated Adam" in r for r in summary[summary.arm == "rotated"].row)
+    mine = diffs[diffs.row == arm_row.row].set_index("seed").difference.sort_index()
+    assert np.allclose(mine.values, gain) and arm_row["median"] == pytest.approx(np.median(gain))
+    assert arm_row.low > question.MARGIN  # every seed above the margin
+    spec = charts.answer_picture(diffs, summary, question.MARGIN).to_dict()
+    assert "the arm − plain" in str(spec) and "rotated − plain" not in str(spec)
+    said = page.said(tmp_path)
+    assert "removes more than plain Adam" in said and page.READS[question.MORE] in said
+    t = read_tables(page.folder(tmp_path))
+    assert f"over {int(t['question'].seeds.iloc[0])} seeds" in said
+    held = int(t["premise"].holds.astype(bool).sum())  # every part judged: the set is complete
+    assert f"holds in {held} of the {len(t['premise'])} judged" in said
+    assert [len(x.data) for x in page.shown(tmp_path)] == [len(t[k]) for k in (
+        "question", "premise", "conjecture")]
+
+
+@pytest.mark.parametrize("verdict", question.ANSWERS)
+def test_every_answer_of_the_question_reads_in_words(verdict):
+    rows = pd.DataFrame([{"against": o, "measure": page.PRIMARY, "seeds": 16,
+                          "median difference": 0.0, "interval low": -0.05, "interval high": 0.05,
+                          "answer": verdict, "seeds needed": 30 if verdict == question.UNDECIDED
+                          else None} for o in page.OTHERS])
+    said = page.answer_sentence(rows)
+    assert page.READS[verdict] in said
+    assert "plain Adam" in said and "rotated Adam" in said
+    assert ("about 30 seeds would decide it" in said) == (verdict == question.UNDECIDED)
+
+
+def test_the_premise_sentence_counts_only_the_parts_judged():
+    p = pd.DataFrame({"part": ["a", "b", "c", "d"], "basis": "", "figure": "",
+                      "holds": [True, False, None, True]})
+    assert "holds in 2 of the 3 judged" in page.premise_sentence(p)
+    c = pd.DataFrame({"part": ["(a) x", "(b) y", third_arm.REPORTED], "basis": ["axes", "", ""],
+                      "holds": [True, None, None]})
+    said = page.conjecture_sentence(c)
+    assert "(a) x (axes): holds" in said and "(b) y: pending" in said
+    assert f"{third_arm.REPORTED}: reported, no side predicted" in said
