@@ -9,6 +9,8 @@ usage: python -m scripts.basis_free calibrate [--publish] [--scheduler ...]
    or: python -m scripts.basis_free train [--seeds 704 ...] [--scheduler ...]
        (the paper set at the learning rate the committed decision chose: the control and the
        regime's falloff at its paper seeds; finished runs are skipped, unfinished ones resume)
+   or: python -m scripts.basis_free publish [--seeds 704 ...] [--finished-only]
+       (its finished paper runs' weights to published/, indexed as the set "basis-free")
    or: python -m scripts.basis_free measure [--publish] [--scheduler ...]
        (its finished pairs measured with the sweep and judged by the committed predictions with
        the other two arms' tables: to the scratch folder, or with --publish to
@@ -57,6 +59,14 @@ def train(args) -> None:
     execute(training_graph(cfgs, RunStore()), args.scheduler, desc="basis-free paper set")
 
 
+def publish(args) -> None:
+    from anchorkit.studies.rotated_basis.third_arm import FOLDER
+    from scripts.publish_runs import publish_set
+
+    cfgs = [c for c in bf.paper_runs(args.lr) if c.seed in args.seeds]
+    print(publish_set(cfgs, bf.REGIME.name, FOLDER, finished_only=args.finished_only))
+
+
 def measure(args) -> None:
     from anchorkit.studies.rotated_basis import third_arm
 
@@ -74,11 +84,13 @@ def measure(args) -> None:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("verb", choices=("calibrate", "train", "measure"))
+    p.add_argument("verb", choices=("calibrate", "train", "publish", "measure"))
     p.add_argument("--seeds", type=int, nargs="+", default=list(bf.PAPER_SEEDS))
     p.add_argument("--scheduler")
     p.add_argument("--publish", action="store_true",
                    help="calibrate, measure: write the committed record or tables")
+    p.add_argument("--finished-only", action="store_true",
+                   help="publish: the finished runs only, naming the others")
     args = p.parse_args(argv)
     try:
         check_seeds(args.seeds)
@@ -89,17 +101,20 @@ def main(argv=None):
                                  f"{bf.PAPER_SEEDS[0]}–{bf.PAPER_SEEDS[-1]}")
         if args.verb == "calibrate" and args.seeds != list(bf.PAPER_SEEDS):
             raise ParameterError("--seeds", args.seeds, "calibrate trains the rule's seeds")
-        if args.publish and args.verb == "train":
+        if args.publish and args.verb in ("train", "publish"):
             raise ParameterError("--publish", True, "applies to calibrate and measure only")
+        if args.finished_only and args.verb != "publish":
+            raise ParameterError("--finished-only", True, "applies to publish only")
         if args.verb == "measure" and args.seeds != list(bf.PAPER_SEEDS):
             raise ParameterError("--seeds", args.seeds, "measure reads every finished pair")
-        if args.verb in ("train", "measure"):
+        if args.verb in ("train", "publish", "measure"):
             args.lr = bf.chosen_rate()
         check_writable("ANCHORKIT_STORE", RunStore().root)
     except ParameterError as e:
         p.error(str(e))
     try:
-        {"calibrate": calibrate, "train": train, "measure": measure}[args.verb](args)
+        {"calibrate": calibrate, "train": train, "publish": publish,
+         "measure": measure}[args.verb](args)
     except (StoreError, OSError) as e:
         p.exit(1, f"{p.prog}: error: {e}\n")
 

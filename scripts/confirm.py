@@ -19,10 +19,9 @@ from __future__ import annotations
 import argparse
 import time
 
-import pandas as pd
 
 from scripts import resumable
-from scripts.publish_runs import add_to_index
+from scripts.publish_runs import publish_set
 from anchorkit.core.config import ParameterError, check_seeds
 from anchorkit.core.paths import REPORTS, check_writable
 from anchorkit.core.store import RunStore, StoreError
@@ -41,21 +40,8 @@ def train(args) -> None:
 
 
 def publish(args) -> None:
-    store = RunStore()
-    cfgs = c.runs(args.seeds)
-    missing = [x.name for x in cfgs if not store.has_final(x)]
-    if missing and not args.finished_only:
-        raise SystemExit(f"not finished in {store.root}: {', '.join(missing)}")
-    done = [x for x in cfgs if store.has_final(x)]
-    for x in done:
-        store.publish(x, snapshots=PUBLISHED_EPOCHS)
-    new = pd.DataFrame([{"run": x.name, "hash": x.hash, "seed": x.seed, "recipe": x.recipe,
-                         "optimizer": x.optimizer, "epochs": x.epochs,
-                         "regime": c.REGIME.name, "set": c.FOLDER} for x in done])
-    add_to_index(new)
-    print(f"published {len(done)} runs with their weights at epochs "
-          f"{', '.join(map(str, PUBLISHED_EPOCHS))}"
-          + (f"; not finished, left out: {', '.join(missing)}" if missing else ""))
+    print(publish_set(c.runs(args.seeds), c.REGIME.name, c.FOLDER, PUBLISHED_EPOCHS,
+                      args.finished_only))
 
 
 def measure(args) -> None:

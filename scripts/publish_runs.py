@@ -35,6 +35,30 @@ def add_to_index(new: pd.DataFrame) -> None:
     write_table(f, index, csv=True, verified=False)
 
 
+def publish_set(cfgs: list[RunConfig], regime: str, set_name: str | None = None,
+                snapshots=(), finished_only: bool = False) -> str:
+    """Publish these runs (their weights, and at ``snapshots`` too) and index them under
+    ``regime`` (and ``set_name``, a set of runs that is no study's), all of them, or with
+    ``finished_only`` the finished ones; one line saying what was published and left out. A run
+    not finished is an error otherwise."""
+    store = RunStore()
+    missing = [c.name for c in cfgs if not store.has_final(c)]
+    if missing and not finished_only:
+        raise SystemExit(f"not finished in {store.root}: {', '.join(missing)}")
+    done = {c.hash: c for c in cfgs if store.has_final(c)}
+    for c in done.values():
+        store.publish(c, snapshots=list(snapshots))
+    new = pd.DataFrame([{"run": c.name, "hash": h, "seed": c.seed, "recipe": c.recipe,
+                         "optimizer": c.optimizer, "epochs": c.epochs, "regime": regime,
+                         **({"set": set_name} if set_name else {})} for h, c in done.items()])
+    if done:  # nothing published: the index stays as it is
+        add_to_index(new)
+    return (f"published {len(done)} runs to {PUBLISHED}"
+            + (f" with their weights at epochs {', '.join(map(str, snapshots))}" if snapshots
+               else "")
+            + (f"; not finished, left out: {', '.join(missing)}" if missing else ""))
+
+
 def planned(args) -> list[RunConfig]:
     """The runs to publish: the studies' at the seeds in the regime, or, given --recipes and
     --optimizers, regime R's own runs (``train_runs.regime_runs``)."""
@@ -67,21 +91,8 @@ def main(argv=None):
         cfgs = planned(args)
     except ParameterError as e:
         p.error(str(e))
-    store = RunStore()
-    runs = {c.hash: c for c in cfgs}
-    missing = [c.name for c in runs.values() if not store.has_final(c)]
-    if missing and not args.finished_only:
-        raise SystemExit(f"not finished in {store.root}: {', '.join(missing)}")
-    done = {h: c for h, c in runs.items() if store.has_final(c)}
-    for c in done.values():
-        store.publish(c, snapshots=args.snapshots)
-    new = pd.DataFrame([{"run": c.name, "hash": h, "seed": c.seed, "recipe": c.recipe,
-                         "optimizer": c.optimizer, "epochs": c.epochs, "regime": args.regime}
-                        for h, c in done.items()])
-    add_to_index(new)
-    print(f"published {len(done)} runs to {PUBLISHED}"
-          + (f"; not finished, left out: {', '.join(missing)}" if missing else ""))
-
+    print(publish_set(list({c.hash: c for c in cfgs}.values()), args.regime,
+                      snapshots=args.snapshots, finished_only=args.finished_only))
 
 if __name__ == "__main__":
     main()

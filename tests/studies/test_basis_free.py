@@ -156,3 +156,23 @@ def test_the_command_writes_the_committed_record_only_with_publish(tmp_path, mon
     with pytest.raises(SystemExit):
         cmd.main(["train", "--publish"])
     assert "--publish" in capsys.readouterr().err
+
+
+def test_publish_names_the_runs_not_finished_and_publishes_none_of_an_empty_store(
+        tmp_path, monkeypatch, capsys):
+    """``publish`` refuses while a paper run is not finished; with ``--finished-only`` it names
+    every one left out and, having none to publish, leaves the published index as it is."""
+    from scripts import basis_free as cmd
+    from anchorkit.core.paths import PUBLISHED
+
+    monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
+    index = (PUBLISHED / "index.parquet").read_bytes()
+    with pytest.raises(SystemExit, match="not finished"):
+        cmd.main(["publish", "--seeds", "704"])
+    cmd.main(["publish", "--seeds", "704", "--finished-only"])
+    said = capsys.readouterr().out
+    assert said.startswith("published 0 runs") and said.count("-shared-704") == 2
+    assert (PUBLISHED / "index.parquet").read_bytes() == index
+    with pytest.raises(SystemExit):
+        cmd.main(["train", "--finished-only"])
+    assert "--finished-only" in capsys.readouterr().err
