@@ -52,12 +52,13 @@ STUDIES: dict[str, Study] = {n: s for n, s in EVERY.items() if isinstance(s, Stu
 ROTATED_BASIS = STUDIES["rotated-basis"]
 
 
-def study(name) -> Study:
-    """The study of this name (a ``Study`` is returned as it is); an unknown name is a
-    ``ParameterError`` naming the parameter."""
-    if isinstance(name, Study):
+def study(name, surveys: bool = False) -> Study | Survey:
+    """The study of paired runs of this name, or with ``surveys`` any study of the registry (a
+    value is returned as it is); an unknown name is a ``ParameterError`` naming the parameter."""
+    if isinstance(name, (Study, Survey) if surveys else Study):
         return name
-    return STUDIES[check_choice("study", name, tuple(STUDIES))]
+    known = EVERY if surveys else STUDIES
+    return known[check_choice("study", name, tuple(known))]
 
 
 def findings(name):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Mapping
 
 from anchorkit.core.config import (ParameterError, check_device, check_doses, check_flag,
-                                   check_int, check_seeds)
+                                   check_int, check_lengths, check_seeds)
 from anchorkit.core.edit import DOSES
 from anchorkit.core.paths import check_writable
 from anchorkit.core.store import RunStore
@@ -47,6 +47,7 @@ class Request:
     publish: bool = False
     force: bool = False
     doses: tuple[float, ...] = DOSES
+    lengths: tuple[int, ...] | None = None  # the scout's training lengths (None: its own)
 
     def at(self, folder) -> Request:
         """The same request with its tables in ``folder``."""
@@ -55,12 +56,13 @@ class Request:
 
 def request(seeds, profile="paper", epochs=None, device="cpu", reports_dir=None, store_dir=None,
             reuse=True, progress=True, scheduler=None, regimes=None, publish=False, force=False,
-            doses=None) -> Request:
+            doses=None, lengths=None) -> Request:
     """A ``Request`` from a page's parameters, each checked here (a bad one is a
     ``ParameterError`` naming it, before any work starts): ``profile`` and ``regimes`` by name
     (or as values), ``store_dir`` a folder this process can write (or a ``RunStore``), ``doses``
     None for the method's; the yes/no parameters as papermill passes them. Doses other than the
-    method's cannot be published (the committed tables are measured at the method's)."""
+    method's cannot be published (the committed tables are measured at the method's);
+    ``lengths``, the training lengths a survey measures at (the scout's; None for its own)."""
     seeds = check_seeds(seeds)
     flags = {name: check_flag(name, value) for name, value in dict(
         reuse=reuse, progress=progress, publish=publish, force=force).items()}
@@ -79,8 +81,23 @@ def request(seeds, profile="paper", epochs=None, device="cpu", reports_dir=None,
         raise ParameterError("doses", list(doses), "the committed tables are measured at the "
                              f"method's doses ({', '.join(f'{d:g}' for d in DOSES)}); leave "
                              "publish out, and the tables at these doses go to the scratch folder")
+    lengths = None if lengths is None else tuple(check_lengths(lengths))
     return Request(seeds, store, profile, epochs, device, reports_dir, scheduler=scheduler,
-                   regimes=regimes, doses=doses, **flags)
+                   regimes=regimes, doses=doses, lengths=lengths, **flags)
+
+
+UNSET = {"epochs": None, "device": "cpu", "regimes": None, "doses": DOSES,
+         "lengths": None}  # as ``request`` sets them
+
+
+def refuse_unused(req: Request, page: str, names) -> None:
+    """A ``ParameterError`` naming the first of ``names`` that the request sets away from its
+    default (``UNSET``): a page that does not use a parameter says so instead of ignoring it."""
+    for name in names:
+        value = getattr(req, name)
+        if value != UNSET[name]:
+            shown = [getattr(v, "name", v) for v in value] if isinstance(value, tuple) else value
+            raise ParameterError(name, shown, f"the {page} page does not use it; leave it out")
 
 
 def check_folder(name: str, value):

@@ -14,6 +14,7 @@ the same hash: they are loaded from the store, never retrained under another nam
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -130,14 +131,20 @@ class Survey:
     """A study whose work is not a set of paired runs but a graph of its own on the executor (the
     essay measures every stored run of the paper's studies head by head; the scout trains its
     controls in every candidate regime and measures them at several lengths; the diagnosis probes
-    the report study's published runs part by part): ``written(reports)``, whether a reports
-    folder holds its paper-scale tables (None: its page reads committed tables only, which its
-    script writes); ``pending``, what the page standing in for it says besides while they are not
-    there; ``page``, ``place`` and ``claims`` as a ``Study``'s."""
+    the report study's published runs part by part). ``protocol`` names the module of its folder
+    that its page asks (imported when asked; empty for a survey whose page reads committed tables
+    only, which its script writes), each function taking the page's request
+    (``request.Request``): ``check(req)``, a ``ParameterError`` for a parameter it does not use or
+    accept; ``paper(req)``, whether the request asks for its paper set; ``written(reports,
+    req)``, whether a reports folder holds the request's tables (``req`` None: the paper set's);
+    ``compute(req)``, its tables at ``req.reports_dir`` (read there when written, else computed
+    and written); ``folders(home)``, the table folders whose provenance its page shows, each with
+    its label. ``pending``, what the page standing in for it says besides while its tables are
+    not there; ``page``, ``place`` and ``claims`` as a ``Study``'s."""
 
     name: str
     place: int
-    written: Callable[[object], bool] | None = None
+    protocol: str = ""
     pending: str = ""
     page: str = ""
     claims: tuple = ()
@@ -145,6 +152,22 @@ class Survey:
     def __post_init__(self):
         if not self.page:
             object.__setattr__(self, "page", self.name)
+
+    @property
+    def computes(self) -> bool:
+        """Whether its page computes its tables (else it reads the committed ones only)."""
+        return bool(self.protocol)
+
+    def asked(self):
+        """Its page's protocol (the module ``protocol`` names); a LookupError where it has none."""
+        if not self.protocol:
+            raise LookupError(f"the {self.name} page reads committed tables only: it has no "
+                              "protocol to compute them")
+        return importlib.import_module(self.protocol)
+
+    def written(self, reports, req=None) -> bool:
+        """Whether ``reports`` holds the request's tables (None: the paper set's)."""
+        return self.asked().written(reports, req)
 
 
 def run_config(seed: int, recipe: str, optimizer: str, profile: Profile = PAPER,

@@ -49,7 +49,7 @@ def page_of(s: Study | Survey) -> Page:
     whether its tables are written and what its stand-in adds."""
     if isinstance(s, Study):
         return Page(s.page, study_written(s))
-    return Page(s.page, s.written, s.pending)
+    return Page(s.page, s.written if s.computes else None, s.pending)
 
 
 def catalogue(studies: dict[str, Study | Survey] = EVERY) -> dict[str, Page]:

@@ -1,7 +1,9 @@
 """What every study page does first: read its parameters cell into one checked request
 (``from_cell``; a bad parameter is one line instead of a traceback), find where its tables live,
-train or load its runs and measure them as the request asks (``study_page``), say where its
-tables came from, and glue the figures its prose quotes.
+train or load its runs and measure them as the request asks (``study_page``, the one entry of
+every page: a study of paired runs through ``engine.protocol``, a survey through its own
+protocol, ``engine.study.Survey``), say where its tables came from, and glue the figures its
+prose quotes.
 
 The parameters a study page takes (its first cell, which papermill replaces) are listed on the
 Reproducibility page, *Re-running a study* (``notebooks/reproducibility.ipynb``).
@@ -18,24 +20,20 @@ import pandas as pd
 from IPython import get_ipython
 from IPython.display import Markdown, display
 
-from anchorkit.engine import profiles, registry
-from anchorkit.studies import scout
-from anchorkit.core.config import ParameterError, check_choice, check_lengths
+from anchorkit.engine import registry
+from anchorkit.core.config import ParameterError
 from anchorkit.core.edit import DOSES
 from anchorkit.engine.formatting import cpu_name, glued, seed_text
 from anchorkit.core.paths import (check_outside_tracked, check_writable, in_repository, resolved,
                                   same)
 from anchorkit.engine.profiles import PAPER, Profile
 from anchorkit.pages.rerun import rerun_figures
-from anchorkit.engine.provenance import (committed, has_tables, read_provenance, read_tables, scratch_root,
-                                  written_for)
+from anchorkit.engine.provenance import committed, read_provenance, scratch_root
 from anchorkit.engine.regimes import DEFAULT, REPORT, Regime
 from anchorkit.core.store import REPO, StoreError
-from anchorkit.studies.essay.measuring import (COLUMN_REGIME, ESSAY, ESSAY_REGIME, essay_runs,
-                                               run_geometry)
 from anchorkit.engine.protocol import compute_study, shown_regimes, written_regimes
-from anchorkit.engine.request import PARAMETERS, Request, check_injected, request
-from anchorkit.engine.registry import PAPER_SEEDS, Study
+from anchorkit.engine.request import PARAMETERS, Request, check_injected, refuse_unused, request
+from anchorkit.engine.registry import Study, Survey
 
 REPORTS = REPO / "reports"
 
@@ -181,6 +179,16 @@ def glue_all(figures: Mapping[str, object]) -> None:
 
 
 @dataclass
+class SurveyPage:
+    """A survey's page once its tables are read or computed: its ``tables`` and the folder they
+    are in (``reports_dir``: the committed ``reports/`` or where the request wrote them)."""
+
+    study: Survey
+    tables: dict[str, pd.DataFrame]
+    reports_dir: Path
+
+
+@dataclass
 class StudyPage:
     """A study's page once its runs are loaded and measured: ``shown`` maps each regime shown
     (a ``regimes.Regime``) to its tables and ``provenance`` to its ``provenance.json``;
@@ -225,8 +233,9 @@ def from_cell(namespace: Mapping) -> Request:
     return request(**{name: namespace[name] for name in PARAMETERS if name in namespace})
 
 
-def study_page(study, req: Request, provenance_glued: bool = False) -> StudyPage:
-    """A study page's first step, on the page's checked parameters (``req``, ``from_cell``): train
+def study_page(study, req: Request, provenance_glued: bool = False) -> StudyPage | SurveyPage:
+    """Every page's first step, on the page's checked parameters (``req``, ``from_cell``); a
+    survey's through its protocol (``survey_page``). A study of paired runs': train
     or load the runs, measure them, write or read the tables (``tables_home``: the committed ones
     only with ``publish``), show their provenance and glue ``<study>-seeds`` and ``<study>-epochs``.
     A study shown side by side (``Study.side_by_side``) shows every regime of the report whose
@@ -236,7 +245,10 @@ def study_page(study, req: Request, provenance_glued: bool = False) -> StudyPage
     shown first. Doses other than the method's are a tweak of the analysis that re-reads the runs'
     weights and trains nothing; their tables are never the committed ones."""
     one_line_parameter_errors()
-    s = registry.study(study)
+    s = registry.study(study, surveys=True)
+    if isinstance(s, Survey):
+        return survey_page(s, req, provenance_glued)
+    refuse_unused(req, s.name, ("lengths",))
     if req.regimes is not None and not s.side_by_side:
         raise ParameterError("regimes", [r.name for r in req.regimes],
                              f"the {s.name} page shows one regime only")
@@ -286,65 +298,20 @@ def _show(where: Path, name: str, label: str = "", notes: list | None = None) ->
     return prov
 
 
-UNSET = {"epochs": None, "device": "cpu", "regimes": None, "doses": DOSES}  # as ``request`` sets them
-
-
-def refuse_unused(req: Request, page: str, names) -> None:
-    """A ``ParameterError`` naming the first of ``names`` that the request sets away from its
-    default (``UNSET``): a page that does not use a parameter says so instead of ignoring it."""
-    for name in names:
-        value = getattr(req, name)
-        if value != UNSET[name]:
-            shown = [getattr(v, "name", v) for v in value] if isinstance(value, tuple) else value
-            raise ParameterError(name, shown, f"the {page} page does not use it; leave it out")
-
-
-def essay_page(req: Request, provenance_glued: bool = False) -> dict[str, pd.DataFrame]:
-    """The essay page's first step, on the page's checked parameters (``req``): measure every
-    stored run at these seeds (or read the tables), show the provenance (or glue it as
-    ``provenance-<essay>``, with ``provenance_glued``); the committed tables only with
-    ``publish``; the second column's committed tables with them (``column_heads``, ...). It
-    measures one regime's stored runs at the method's doses: ``regimes``, ``doses`` refused."""
-    one_line_parameter_errors()
-    refuse_unused(req, "essay", ("regimes", "doses"))
-    paper = req.seeds == PAPER_SEEDS and req.profile == PAPER and req.epochs is None
-    home = tables_home(req.reports_dir, req.store.root, paper, lambda root: written_for(
-        root / ESSAY, ESSAY, req.seeds, req.profile.name,
-        essay_runs(req.seeds, req.profile, req.epochs, req.store)),
-        req.reuse, req.publish, req.force)
-    tables = run_geometry(req.at(home))
-    column = COLUMN_REGIME.reports(REPORTS) / ESSAY  # the second column, as committed
-    shown = [home / ESSAY] + ([column] if has_tables(column) else [])
+def survey_page(s: Survey, req: Request, provenance_glued: bool = False) -> SurveyPage:
+    """``study_page`` for a survey (``engine.study.Survey``), through its protocol: the request
+    checked by it, its tables read or computed where ``tables_home`` says, the provenance of
+    every folder it shows (glued as ``provenance-<study>`` with ``provenance_glued``)."""
+    if not s.computes:
+        raise ParameterError("study", s.name, "its page reads the committed tables only")
+    asked = s.asked()
+    asked.check(req)
+    home = tables_home(req.reports_dir, req.store.root, asked.paper(req),
+                       lambda root: asked.written(root, req), req.reuse, req.publish, req.force)
+    tables = asked.compute(req.at(home))
     notes: list[str] = []
-    for where, r in zip(shown, (ESSAY_REGIME, COLUMN_REGIME)):
-        _show(where, ESSAY, f"The {r.title} column: " if len(shown) > 1 else "",
-              notes if provenance_glued else None)
+    for where, label in asked.folders(home):
+        _show(where, s.name, label, notes if provenance_glued else None)
     if provenance_glued:
-        glue(f"provenance-{ESSAY}", "\n\n".join(notes))
-    return {**tables, **{f"column_{k}": t for k, t in
-                         (read_tables(column).items() if len(shown) > 1 else ())}}
-
-
-def scout_page(req: Request, lengths) -> tuple[dict[str, pd.DataFrame], Path]:
-    """The scout page's first step, on the page's checked parameters (``req``, whose regimes are
-    those of the scout's catalogue, None for all) and the lengths it measures at: run the scout
-    (or read its tables), show the provenance; the tables and the folder the page's other reads
-    use (the committed ``reports/`` or the folder the scout wrote to). The committed tables only
-    with ``publish``. Its runs' lengths are ``lengths``, on the CPU, and it measures no edit at
-    doses: ``epochs``, ``device`` and ``doses`` are refused."""
-    one_line_parameter_errors()
-    refuse_unused(req, "scout", ("epochs", "device", "doses"))
-    names = list(scout.REGIMES) if req.regimes is None else [r.name for r in req.regimes]
-    for r in names:
-        check_choice("regimes", r, tuple(scout.REGIMES))
-    regimes = [scout.REGIMES[r] for r in names]
-    lengths = check_lengths(lengths)
-    paper = (names == list(scout.REGIMES) and req.seeds == list(scout.SEEDS)
-             and lengths == list(scout.LENGTHS) and req.profile == profiles.SCOUT)
-    controls = scout.scout_runs(regimes, req.seeds, ("control",), max(lengths), req.profile)
-    home = tables_home(req.reports_dir, req.store.root, paper, lambda root: scout.written(
-        root / scout.SCOUT, req.seeds, req.profile.name, controls, lengths),
-        req.reuse, req.publish, req.force)
-    tables = scout.compute_scout(regimes, lengths, req.at(home))
-    _show(home / scout.SCOUT, scout.SCOUT)
-    return tables, home
+        glue(f"provenance-{s.name}", "\n\n".join(notes))
+    return SurveyPage(s, tables, home)

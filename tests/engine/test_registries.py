@@ -189,9 +189,9 @@ def test_a_pages_seeds_are_checked_once_on_their_way_to_training(tmp_path, monke
     calls = {"seeds": 0, "study": 0, "device": 0, "scheduler": 0}
 
     def counted(what, real):
-        def check(value):
+        def check(value, **options):
             calls[what] += 1
-            return real(value)
+            return real(value, **options)
         return check
 
     checks = {"check_seeds": counted("seeds", config.check_seeds),
@@ -262,7 +262,7 @@ def test_a_misspelt_or_mistyped_papermill_parameter_is_named():
     check_injected({"In": ["", cell, "page = 1"]})
     check_injected({})
     with pytest.raises(ParameterError, match=r"parameter 'sedes' = 2: not a parameter of this "
-                                             r"page \(misspelt\?\); it reads profile, seeds"):
+                                             r"page \(misspelt\?\); it reads lengths, profile, seeds"):
         check_injected({"In": ["", cell, "# Parameters\nsedes = 2\n"], "sedes": 2})
     for name in ("store_dir", "reports_dir"):
         with pytest.raises(ParameterError, match=f"parameter '{name}' = 5: expected a folder"):
@@ -270,24 +270,34 @@ def test_a_misspelt_or_mistyped_papermill_parameter_is_named():
 
 
 def test_a_page_refuses_a_parameter_it_does_not_use(monkeypatch):
-    """The essay and the scout read the same parameters cell names as the study pages; one they
-    do not use, set away from its default, is named instead of ignored (before any work)."""
+    """Every page opens through ``study_page`` and reads the same parameters cell names; one its
+    study does not use, set away from its default, is named instead of ignored (before any
+    work): the essay's and the scout's by their survey protocol, ``lengths`` (the scout's) by a
+    study of paired runs."""
     import torch
 
-    from anchorkit.pages.page import essay_page, scout_page
+    from anchorkit.pages.page import study_page
     from anchorkit.engine.request import request
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # as on a GPU machine
 
     for req, name in ((request([704], doses=[0.5, 1]), "doses"),
-                      (request([704], regimes=[SECOND.name]), "regimes")):
+                      (request([704], regimes=[SECOND.name]), "regimes"),
+                      (request([704], lengths=[2]), "lengths")):
         with pytest.raises(ParameterError, match=f"parameter '{name}'.*essay page does not use"):
-            essay_page(req)
+            study_page("geometry-of-anchors", req)
     for req, name in ((request([1], "scout", epochs=3), "epochs"),
                       (request([1], "scout", device="cuda"), "device"),
                       (request([1], "scout", doses=[0.5, 1]), "doses")):
         with pytest.raises(ParameterError, match=f"parameter '{name}'.*scout page does not use"):
-            scout_page(req, [2])
+            study_page("optimizer-scout", req)
+    with pytest.raises(ParameterError, match="parameter 'lengths'.*control page does not use"):
+        study_page("control", request([704], lengths=[2]))
+    outside = regimes.RECALIBRATED.name  # a regime, but not one of the scout's catalogue
+    with pytest.raises(ParameterError, match=f"parameter 'regimes' = '{outside}'"):
+        study_page("optimizer-scout", request([1], "scout", regimes=[outside]))
+    with pytest.raises(ParameterError, match="diagnosis.*reads the committed tables only"):
+        study_page("diagnosis", request([704]))
 
 
 # a study the house has never heard of, as a folder of its own: its value and its derived table
@@ -357,15 +367,16 @@ def test_a_toy_study_is_one_folder_that_the_registry_finds_and_computes(tmp_path
 
 
 TOY_SURVEY = '''
-"""A toy survey: a study whose work is its own graph."""
+"""A toy survey: a study whose work is its own graph; its page's protocol is this module."""
 from anchorkit.engine.study import Survey
 
 
-def written(reports):
+def written(reports, req=None):
     return (reports / "toy-survey" / "provenance.json").exists()
 
 
-STUDY = Survey("toy-survey", place=98, written=written, pending="Its rule, fixed before its runs.")
+STUDY = Survey("toy-survey", place=98, protocol=__name__,
+               pending="Its rule, fixed before its runs.")
 '''
 
 
@@ -404,7 +415,7 @@ def test_the_essay_the_scout_and_the_diagnosis_are_studies_of_the_registry():
     assert [s.name for s in registry.EVERY.values() if not isinstance(s, Study)] == [
         measuring.ESSAY, scout.SCOUT, "diagnosis"]
     assert registry.EVERY[measuring.ESSAY] is essay.STUDY and scout.STUDY.pending == scout.PENDING
-    assert diagnosis.STUDY.written is None  # its page reads the tables its script commits
+    assert not diagnosis.STUDY.computes  # its page reads the tables its script commits
     assert registry.findings("diagnosis").__name__ == "anchorkit.studies.diagnosis.findings"
     assert set(registry.STUDIES) == {n for n, s in registry.EVERY.items() if isinstance(s, Study)}
 

@@ -32,18 +32,10 @@ from scipy import stats
 from anchorkit.measures.stats import best_p, holm
 from anchorkit.engine.study import Survey
 
-
-def paper_written(reports) -> bool:
-    """Whether a reports folder holds the essay's tables of every stored run at the paper seeds
-    (``measuring.paper_written``, imported when asked: the measuring reads the registry, which
-    imports this value)."""
-    from anchorkit.studies.essay import measuring
-
-    return measuring.paper_written(reports)
-
-
-# its value: its page measures every stored run of the paper's studies (``measuring.ESSAY``)
-STUDY = Survey("geometry-of-anchors", place=6, written=paper_written)
+# its value: its page measures every stored run of the paper's studies (``measuring.ESSAY``), as
+# its survey module says (imported when asked: the measuring reads the registry, which imports
+# this value)
+STUDY = Survey("geometry-of-anchors", place=6, protocol="anchorkit.studies.essay.survey")
 
 ALPHA = 0.05
 MIN_SEEDS = 5

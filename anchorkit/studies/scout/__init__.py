@@ -21,4 +21,5 @@ from anchorkit.studies.scout.running import *  # noqa: F401,F403
 from anchorkit.engine.study import Survey
 
 # its value: its page computes at the calibration seeds and lengths, and stands in with its rule
-STUDY = Survey(SCOUT, place=7, written=paper_written, pending=PENDING)  # noqa: F405
+STUDY = Survey(SCOUT, place=7, protocol="anchorkit.studies.scout.survey",  # noqa: F405
+               pending=PENDING)  # noqa: F405
