@@ -67,17 +67,23 @@ def _rates() -> str:
 
 
 def said(reports=REPORTS) -> str:
-    """The section's paragraph (MyST): pending, what is decided; committed, the answer against
-    each arm, the premise and the conjecture, each from the tables ``shown`` gives."""
+    """The section's first paragraph (MyST): the arm, and the learning rate and arithmetic it
+    trains with against the other arms'."""
     label = SHARED_ADAM.label
-    lead = (f"{label[0].upper() + label[1:]} shares Adam's second moment along the residual "
+    return (f"{label[0].upper() + label[1:]} shares Adam's second moment along the residual "
             f"axis, so that no direction of the residual stream is cheaper for it than another."
             + _rates())
+
+
+def found(reports=REPORTS) -> str:
+    """The section's second paragraph (MyST): pending, that it states no result; committed, the
+    answer against each arm, the premise and the conjecture, each from the tables ``shown``
+    gives."""
     if not committed(reports):
-        return (lead + " Its predictions were committed before its paper set trained; its "
-                "tables are not yet written, so this section states no result.")
+        return ("Its predictions were committed before its paper set trained; its tables are not "
+                "yet written, so this section states no result.")
     t = read_tables(folder(reports))
-    return " ".join([lead, answer_sentence(t["question"]), premise_sentence(t["premise"]),
+    return " ".join([answer_sentence(t["question"]), premise_sentence(t["premise"]),
                      conjecture_sentence(t["conjecture"])])
 
 
@@ -112,6 +118,9 @@ def premise_sentence(p: pd.DataFrame) -> str:
     """How many parts of the premise-absent prediction hold, of how many."""
     done = p["holds"].map(_judged)
     held = int(p.loc[done, "holds"].astype(bool).sum())
+    if not done.any():
+        return (f"The premise's absence, predicted in {len(p)} parts, is judged once every seed "
+                f"is in (the table below).")
     return (f"The premise's absence, predicted in {len(p)} parts, holds in {held} of the "
             f"{int(done.sum())} judged (the table below).")
 
@@ -134,13 +143,13 @@ def shown(reports=REPORTS) -> list:
     t = read_tables(folder(reports))
     q = t["question"]
     q = q.assign(against=q["against"].map(lambda o: REGISTRY[o].label),
+                 interval=[f"{lo:.3f} to {hi:.3f}" for lo, hi in
+                           zip(q["interval low"], q["interval high"])],
                  **{"seeds needed": q["seeds needed"].map(
                      lambda n: "–" if pd.isna(n) else f"{int(n)}")})
-    larger = f"{ARM} larger on"
     qh = {"against": "against", "measure": "measure", "seeds": "seeds",
-          "median difference": "median difference", "interval low": "interval low",
-          "interval high": "interval high", larger: "basis-free larger on",
-          "answer": "answer", "seeds needed": "seeds needed"}
+          "median difference": "median difference", "interval": "95% interval",
+          f"{ARM} larger on": "larger on", "answer": "answer", "seeds needed": "seeds needed"}
     ph = {"part": "part", "basis": "basis", "figure": "figure", "holds": "holds"}
     return [
         captioned(q, qh, f"The question's own test against each other arm, "

@@ -42,7 +42,7 @@ def write(root, tables):
 def test_pending_the_section_states_no_result_and_draws_no_row(tmp_path):
     others = committed_tables()
     said = page.said(tmp_path)
-    assert "not yet written" in said and "no result" in said
+    assert "not yet written" in page.found(tmp_path) and "no result" in page.found(tmp_path)
     assert said.startswith("Basis-free Adam shares")  # the label's case kept
     assert f"{bf.chosen_rate():g}" in said  # the arm's own learning rate, from the decision
     assert page.shown(tmp_path) == [] and page.answer_row(others["results"], tmp_path) is None
@@ -72,7 +72,7 @@ def test_committed_the_row_is_each_seed_s_basis_free_minus_plain_and_the_rows_na
     assert arm_row.low > question.MARGIN  # every seed above the margin
     spec = charts.answer_picture(diffs, summary, question.MARGIN).to_dict()
     assert "the arm − plain" in str(spec) and "rotated − plain" not in str(spec)
-    said = page.said(tmp_path)
+    said = page.found(tmp_path)
     assert "removes more than plain Adam" in said and page.READS[question.MORE] in said
     t = read_tables(page.folder(tmp_path))
     assert f"over {int(t['question'].seeds.iloc[0])} seeds" in said
@@ -98,6 +98,7 @@ def test_the_premise_sentence_counts_only_the_parts_judged():
     p = pd.DataFrame({"part": ["a", "b", "c", "d"], "basis": "", "figure": "",
                       "holds": [True, False, None, True]})
     assert "holds in 2 of the 3 judged" in page.premise_sentence(p)
+    assert "judged once every seed is in" in page.premise_sentence(p.assign(holds=None))
     c = pd.DataFrame({"part": ["(a) x", "(b) y", third_arm.REPORTED], "basis": ["axes", "", ""],
                       "holds": [True, None, None]})
     said = page.conjecture_sentence(c)
