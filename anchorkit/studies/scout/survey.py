@@ -1,7 +1,8 @@
 """What the scout's page asks of the scout (``engine.study.Survey``'s protocol): it trains its
 controls in the regimes of its catalogue the request names (``regimes``; None for all) at the
 request's seeds and profile, and measures them at the request's ``lengths`` (None: its own,
-``LENGTHS``), on the CPU, with no edit at doses: ``epochs``, ``device`` and ``doses`` are refused."""
+``LENGTHS``), on the CPU, with no edit at doses: ``epochs``, ``device`` and ``doses`` are
+refused."""
 
 from __future__ import annotations
 
