@@ -166,6 +166,8 @@ def test_publish_names_the_runs_not_finished_and_publishes_none_of_an_empty_stor
     from anchorkit.core.paths import PUBLISHED
 
     monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
+    never = bf.paper_runs(bf.FALLBACK[-1] / 10)  # runs at a rate nobody trains: none published
+    monkeypatch.setattr(cmd.bf, "paper_runs", lambda lr: never)
     index = (PUBLISHED / "index.parquet").read_bytes()
     with pytest.raises(SystemExit, match="not finished"):
         cmd.main(["publish", "--seeds", "704"])

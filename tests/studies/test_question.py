@@ -117,15 +117,20 @@ def test_the_picture_of_the_answer_draws_every_regime_and_greys_those_that_canno
     root = ROOT / "reports"
     shown = {r: read_tables(r.reports(root) / "rotated-basis") for r in REPORT}
     claims = {r: ledger(r.reports(root), r.title) for r in REPORT}
+    from anchorkit.pages import basis_free
+
     diffs, summary = asked.answer_data(shown, claims)
     facts = [screens.regime_facts(r, claims[r], t) for r, t in shown.items()]
+    third = basis_free.committed()  # the basis-free arm's row after its regime's, once committed
     # a regime's row, then the confirmation's where it has judged that regime's question
-    assert list(summary.asked) == [x for f in facts for x in
-                                   [f.answerable] + [True] * (f.confirmation not in (None, "pending"))]
+    assert list(summary.asked) == [x for r, f in zip(shown, facts) for x in
+                                   [f.answerable] + [True] * (f.confirmation not in (None, "pending"))
+                                   + [True] * (third and r == basis_free.bf.REGIME)]
     assert all((s.reason == "") == s.asked for s in summary.itertuples())
+    arm = "rotated Adam, " if third else ""  # with a second arm drawn, each row names its arm
     for r, t in shown.items():  # every seed of every regime, once
         n = len(q.paired_differences(t["results"]))
-        assert (diffs.row == f"{r.title}\n{n} seeds").sum() == n
+        assert (diffs.row == f"{r.title}\n{arm}{n} seeds").sum() == n
     charts.answer_picture(diffs, summary, q.MARGIN).to_dict()  # a valid chart
 
 
