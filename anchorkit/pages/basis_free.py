@@ -62,8 +62,9 @@ def _rates() -> str:
     if lr == own:
         return f" It trains at the regime's learning rate, {own:g}, as the other two arms do."
     return (f" It trains at learning rate {lr:g}, where plain and rotated Adam train at {own:g}, "
-            f"with denormal floats flushed to zero, which their runs were not: its calibration "
-            f"chose both ({{doc}}`/book/methods`, *The optimizers*).")
+            f"with denormal floats flushed to zero, which their runs were not: the rate chosen by "
+            f"its calibration, the flushing set by an amendment of its rule before any of its "
+            f"runs was kept ({{doc}}`/book/methods`, *The optimizers*).")
 
 
 def said(reports=REPORTS) -> str:
