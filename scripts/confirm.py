@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import time
 
-
 from scripts import resumable
 from scripts.publish_runs import publish_set
 from anchorkit.core.config import ParameterError, check_seeds

@@ -67,7 +67,7 @@ def _rates() -> str:
             f"runs was kept ({{doc}}`/book/methods`, *The optimizers*).")
 
 
-def said(reports=REPORTS) -> str:
+def said() -> str:
     """The section's first paragraph (MyST): the arm, and the learning rate and arithmetic it
     trains with against the other arms'."""
     label = SHARED_ADAM.label
@@ -88,9 +88,20 @@ def found(reports=REPORTS) -> str:
                      conjecture_sentence(t["conjecture"])])
 
 
+def one_sided(r: pd.Series, label: str) -> str:
+    """What an undecided interval (a ``question_rows`` row) still excludes, a side beyond the
+    margin, read one-sided and post hoc ("" where it excludes neither)."""
+    if r["interval low"] > -r["margin"]:
+        return f"it removes no less than {label} by more than the margin"
+    if r["interval high"] < r["margin"]:
+        return f"it removes no more than {label} by more than the margin"
+    return ""
+
+
 def answer_sentence(q: pd.DataFrame) -> str:
-    """The question against each other arm, in raw removal (``third_arm.question``'s rows)."""
-    parts = []
+    """The question against each other arm, in raw removal (``third_arm.question``'s rows); where
+    the rule cannot decide, what the interval still excludes (one-sided, post hoc)."""
+    parts, sides = [], {}
     for other in OTHERS:
         r = q[(q["against"] == other) & (q["measure"] == PRIMARY)].iloc[0]
         label = REGISTRY[other].label
@@ -98,12 +109,18 @@ def answer_sentence(q: pd.DataFrame) -> str:
         needed = r["seeds needed"]
         if r["answer"] == question.UNDECIDED and not pd.isna(needed):
             words += f" (about {int(needed)} seeds would decide it)"
+        if r["answer"] == question.UNDECIDED and (side := one_sided(r, label)):
+            words += f"; read one-sided, post hoc, {side}"
+            sides[other] = r
         parts.append(f"against {label}, median difference {r['median difference']:.2f} "
                      f"({r['interval low']:.2f} to {r['interval high']:.2f}) over "
                      f"{int(r['seeds'])} seeds, it {words}")
     first = q[(q["against"] == OTHERS[0]) & (q["measure"] == PRIMARY)].iloc[0]["answer"]
-    return (f"In {PRIMARY}, per seed, {'; '.join(parts)}: by the question's test, "
-            f"{READS[first]}.")
+    reads = READS[first]
+    if OTHERS[0] in sides and sides[OTHERS[0]]["interval low"] > -sides[OTHERS[0]]["margin"]:
+        reads += " (read one-sided, post hoc, the anchor does not need one)"
+    joined = ". ".join([parts[0]] + [p[0].upper() + p[1:] for p in parts[1:]])
+    return f"In {PRIMARY}, per seed, {joined}: by the question's test, {reads}."
 
 
 def _judged(v) -> bool:
@@ -184,9 +201,10 @@ def answer_row(plain: pd.DataFrame, reports=REPORTS
     if not committed(reports):
         return None
     t = read_tables(folder(reports))
-    both = pd.concat([plain, t["results"]], ignore_index=True)
-    d = question.paired_differences(both, arms=(ARM, OTHERS[0]))
-    q = question.question_rows(both, arms=(ARM, OTHERS[0])).iloc[0]
+    d = question.paired_differences(pd.concat([plain, t["results"]], ignore_index=True),
+                                    arms=(ARM, OTHERS[0]))
+    q = t["question"]  # the committed test's row: the picture draws the interval judged
+    q = q[(q["against"] == OTHERS[0]) & (q["measure"] == PRIMARY)].iloc[0]
     row = f"{bf.REGIME.title}\n{SHARED_ADAM.label}, {len(d)} seeds"
     return (pd.DataFrame({"row": row, "seed": d.index, "difference": d.values}),
             {"row": row, "median": q["median difference"], "low": q["interval low"],

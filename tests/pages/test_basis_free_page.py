@@ -41,7 +41,7 @@ def write(root, tables):
 
 def test_pending_the_section_states_no_result_and_draws_no_row(tmp_path):
     others = committed_tables()
-    said = page.said(tmp_path)
+    said = page.said()
     assert "not yet written" in page.found(tmp_path) and "no result" in page.found(tmp_path)
     assert said.startswith("Basis-free Adam shares")  # the label's case kept
     assert f"{bf.chosen_rate():g}" in said  # the arm's own learning rate, from the decision
@@ -86,12 +86,31 @@ def test_committed_the_row_is_each_seed_s_basis_free_minus_plain_and_the_rows_na
 def test_every_answer_of_the_question_reads_in_words(verdict):
     rows = pd.DataFrame([{"against": o, "measure": page.PRIMARY, "seeds": 16,
                           "median difference": 0.0, "interval low": -0.05, "interval high": 0.05,
+                          "margin": question.MARGIN,
                           "answer": verdict, "seeds needed": 30 if verdict == question.UNDECIDED
                           else None} for o in page.OTHERS])
     said = page.answer_sentence(rows)
     assert page.READS[verdict] in said
     assert "plain Adam" in said and "rotated Adam" in said
     assert ("about 30 seeds would decide it" in said) == (verdict == question.UNDECIDED)
+
+
+@pytest.mark.parametrize("low, high, side", [(-0.04, 0.34, "no less than"),
+                                              (-0.34, 0.04, "no more than"), (-0.3, 0.3, None)])
+def test_an_undecided_answer_says_which_side_its_interval_still_excludes(low, high, side):
+    """"Cannot be decided" is never said alone where the interval excludes a side beyond the
+    margin: that side is named, read one-sided and post hoc; against plain Adam, with the arm
+    removing no less, the anchor reads as not needing a privileged basis (post hoc)."""
+    rows = pd.DataFrame([{"against": o, "measure": page.PRIMARY, "seeds": 16,
+                          "median difference": (low + high) / 2, "interval low": low,
+                          "interval high": high, "margin": question.MARGIN,
+                          "answer": question.UNDECIDED, "seeds needed": 40} for o in page.OTHERS])
+    said = page.answer_sentence(rows)
+    assert ("post hoc" in said) == (side is not None)
+    if side:
+        assert f"{side} plain Adam by more than the margin" in said
+        assert f"{side} rotated Adam by more than the margin" in said
+    assert ("the anchor does not need one" in said) == (side == "no less than")
 
 
 def test_the_premise_sentence_counts_only_the_parts_judged():
