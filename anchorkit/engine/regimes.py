@@ -127,8 +127,7 @@ SECOND = Regime("no-positions-no-biases-lr-decayed",
                 {"model": _NO_POSITIONS_NO_BIASES, "train": _DECAYED},
                 title="second regime", glue="-second",
                 origin=("chosen after the {doc}`optimizer scout <optimizer-scout>`, on the "
-                        "calibration seeds only, from the premise of the rotated arm, the arm the "
-                        "report's claims on removal and on the basis are about (the scout's own "
+                        "calibration seeds only, from the rotated arm's premise (the scout's own "
                         "rule did not adopt it)"))
 
 # every regime the scout screens, by name
@@ -153,8 +152,8 @@ RECALIBRATED_SEEDS = tuple(range(704, 720))
 RECALIBRATED = Regime("no-positions-no-biases-lr-decayed-pull-0.3", SECOND.changes,
                       title="second regime, recalibrated", glue="-recalibrated",
                       recipes={"falloff": "falloff-pull-0.3"}, seeds=RECALIBRATED_SEEDS,
-                      origin=("the second regime with the recipe recalibrated there, on "
-                              "calibration seeds, before its paper seeds trained "
+                      origin=("its recipe recalibrated there, on calibration seeds, before "
+                              "its paper seeds trained "
                               "({doc}`/book/methods`, *Recalibration in the second regime*)"))
 
 # the catalogue, by name

@@ -20,6 +20,7 @@ from anchorkit.core.optimizers import REGISTRY, SHARED_ADAM
 from anchorkit.core.paths import REPORTS
 from anchorkit.engine.formatting import captioned
 from anchorkit.engine.provenance import has_tables, read_tables
+from anchorkit.measures import criteria
 from anchorkit.studies.rotated_basis import basis_free as bf, question, third_arm
 
 ARM = SHARED_ADAM.name
@@ -61,10 +62,10 @@ def _rates() -> str:
         return ""
     if lr == own:
         return f" It trains at the regime's learning rate, {own:g}, as the other two arms do."
-    return (f" It trains at learning rate {lr:g}, where plain and rotated Adam train at {own:g}, "
-            f"with denormal floats flushed to zero, which their runs were not: the rate chosen by "
-            f"its calibration, the flushing set by an amendment of its rule before any of its "
-            f"runs was kept ({{doc}}`/book/methods`, *The optimizers*).")
+    return (f" It trains at learning rate {lr:g} (plain and rotated Adam: {own:g}), the rate its "
+            f"calibration chose, with denormal floats flushed to zero (theirs were not), as its "
+            f"rule's amendment set before any of its runs was kept ({{doc}}`/book/methods`, "
+            f"*The optimizers*).")
 
 
 def said() -> str:
@@ -76,16 +77,27 @@ def said() -> str:
             + _rates())
 
 
+def paper_set() -> str:
+    """The arm's paper set in words, from its configurations (the Methods page's clause)."""
+    runs = bf.paper_runs(bf.chosen_rate())
+    seeds = sorted({c.seed for c in runs})
+    recipes = list(dict.fromkeys(c.recipe for c in runs))
+    return (f"{' and '.join(recipes)} at seeds {seeds[0]}–{seeds[-1]} in the {bf.REGIME.title} "
+            f"({len(runs)} runs of {runs[0].epochs} epochs)")
+
+
 def found(reports=REPORTS) -> str:
-    """The section's second paragraph (MyST): pending, that it states no result; committed, the
-    answer against each arm, the premise and the conjecture, each from the tables ``shown``
-    gives."""
+    """The section's result (MyST): pending, that it states no result; committed, the answer
+    against each arm and the premise, then what the anchor does with no cheap direction
+    (``together``), each from the tables ``shown`` gives and the other arms' committed tables
+    (``reports/<regime>/rotated-basis/``, which judged the arm's)."""
     if not committed(reports):
         return ("Its predictions were committed before its paper set trained; its tables are not "
                 "yet written, so this section states no result.")
     t = read_tables(folder(reports))
-    return " ".join([answer_sentence(t["question"]), premise_sentence(t["premise"]),
-                     conjecture_sentence(t["conjecture"])])
+    others = read_tables(bf.REGIME.reports(REPORTS) / "rotated-basis")["results"]
+    return (answer_sentence(t["question"]) + " " + premise_sentence(t["premise"]) + "\n\n"
+            + together(t["results"], others, t["conjecture"]))
 
 
 def one_sided(r: pd.Series, label: str) -> str:
@@ -133,25 +145,70 @@ def _holds(v) -> str:
 
 
 def premise_sentence(p: pd.DataFrame) -> str:
-    """How many parts of the premise-absent prediction hold, of how many."""
+    """How many parts of the premise-absent prediction hold, of how many, and which fail."""
     done = p["holds"].map(_judged)
-    held = int(p.loc[done, "holds"].astype(bool).sum())
     if not done.any():
         return (f"The premise's absence, predicted in {len(p)} parts, is judged once every seed "
                 f"is in (the table below).")
-    return (f"The premise's absence, predicted in {len(p)} parts, holds in {held} of the "
-            f"{int(done.sum())} judged (the table below).")
+    held = p.loc[done, "holds"].astype(bool)
+    failed = p.loc[done][~held.values].groupby("part", sort=False)["basis"].agg(list)
+    said = (f"The premise's absence, predicted in {len(p)} parts, holds in {int(held.sum())} of "
+            f"the {int(done.sum())} judged (the table below)")
+    if failed.empty:
+        return said + "."
+    return said + ": it fails on " + "; ".join(f"{part} ({', '.join(b)})"
+                                          for part, b in failed.items()) + "."
 
 
-def conjecture_sentence(c: pd.DataFrame) -> str:
-    """Each part of the conjecture and whether it holds (the part with no side predicted, as
-    reported)."""
-    parts = []
-    for _, r in c.iterrows():
-        verdict = ("reported, no side predicted" if r["part"] == third_arm.REPORTED
-                   else _holds(r["holds"]))
-        parts.append(f"{r['part']}{' (' + r['basis'] + ')' if r['basis'] else ''}: {verdict}")
-    return "The source's conjecture, part by part: " + "; ".join(parts) + "."
+def _counts(results: pd.DataFrame, arm: str, column: pd.Series) -> tuple[int, int]:
+    mine = results["optimizer"] == arm
+    return int(column[mine].sum()), int(mine.sum())
+
+
+def together(mine: pd.DataFrame, others: pd.DataFrame, conjecture: pd.DataFrame) -> str:
+    """What the anchor does with no cheap direction (MyST): how often each arm keeps its anchor
+    and spills past the criterion at the arm's seeds (``mine``: its results; ``others``: the
+    plain and rotated runs'), then the conjecture read as one: the syntax tokens at chance (a),
+    the spill against rotated Adam's (b), alignment against rotated Adam's (c, reported)."""
+    runs = pd.concat([others[others["seed"].isin(mine["seed"])], mine], ignore_index=True)
+    kept = {a: _counts(runs, a, runs["kept"].astype(bool)) for a in (ARM, *OTHERS[::-1])}
+    spilled = {a: _counts(runs, a, runs["spill"] > criteria.SPILL_MAX) for a in kept}
+    (k, n), (s, _) = kept[ARM], spilled[ARM]
+    said = (f"**What the anchor does with no cheap direction.** It is kept (net removal at least "
+            f"{criteria.KEPT:g}) on {k} of {n} basis-free runs, against "
+            + " and ".join(f"{kept[a][0]} of {kept[a][1]} {REGISTRY[a].label.split()[0]}"
+                           for a in OTHERS[::-1]) + " runs at the same seeds; ")
+    others_spill = " and ".join(f"{spilled[a][0]} of {spilled[a][1]} {REGISTRY[a].label.split()[0]}"
+                                for a in OTHERS[::-1])
+    said += (f"no basis-free run spills more than {criteria.SPILL_MAX:g} ({others_spill} do). "
+             if s == 0 else
+             f"{s} of {n} basis-free runs spill more than {criteria.SPILL_MAX:g} "
+             f"({others_spill}). ")
+    return said + conjecture_reading(conjecture)
+
+
+def conjecture_reading(c: pd.DataFrame) -> str:
+    """The conjecture's parts read as one: (a) the syntax tokens at chance along each basis, so
+    that no direction was cheap to steer them onto; (b) the spill above rotated Adam's, the larger
+    job the source expected of the anti term; (c) alignment against rotated Adam's, reported."""
+    a = c[c["part"].str.startswith("(a)")]
+    b = c[c["part"].str.startswith("(b)")].iloc[0]
+    r = c[c["part"] == third_arm.REPORTED].iloc[0]
+    if not a["holds"].map(_judged).all():
+        return "The source's conjecture is judged once every seed is in (the table below)."
+    off = [basis for basis, h in zip(a["basis"], a["holds"]) if not bool(h)]
+    first = ("The syntax tokens sit at chance along both bases, so no direction was cheap to "
+             "steer them onto" if not off else
+             f"The syntax tokens are not at chance along the {' and '.join(off)}, so a direction "
+             f"to steer them onto remained")
+    second = ("the spill is above rotated Adam's, the larger job the source expected of the anti "
+              "term" if bool(b["holds"]) else
+              "the spill is not above rotated Adam's, so the larger job the source expected of "
+              "the anti term finds no support in spill")
+    way = "higher" if r["median difference"] > 0 else "not higher"
+    return (f"{first}; {second}. Alignment with e₁ is {way} than under rotated Adam (median "
+            f"difference {r['median difference']:.3f}, larger on {int(r['larger on'])} of "
+            f"{int(r['seeds'])} seeds; reported, no side predicted).")
 
 
 def shown(reports=REPORTS) -> list:

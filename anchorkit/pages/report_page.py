@@ -15,11 +15,9 @@ import pandas as pd
 
 from anchorkit.studies.rotated_basis import mirror
 from anchorkit.engine import registry
-from anchorkit.studies import scout
 from anchorkit.studies.scout import viability
 from anchorkit.measures import criteria, directions
 from anchorkit.pages import asked, criteria_met, screens
-from anchorkit.studies.scout import findings as scout_findings
 from anchorkit.studies.diagnosis.findings import selection
 from anchorkit.core.task import SYNTAX
 from anchorkit.pages.page import REPORTS, compute_command, regime_list, report_regimes
@@ -131,10 +129,20 @@ def regimes_text(shown: dict, provenance: dict, lead: str = "We did so in") -> s
     weak-basis regime, its length (the shown runs', else the regime's own) and how it came to the
     report (``Regime.origin``)."""
     regimes = regimes_of(shown)
-    parts = [f"the **{r.title}** ({r.describe() + '; ' if r.changes or r.recipes else ''}"
+    parts = [f"the **{r.title}** ({_described(r, regimes[:i])}"
              f"{provenance[r]['epochs'] if r in provenance else r.epochs} epochs), {r.origin}"
-             for r in regimes]
+             for i, r in enumerate(regimes)]
     return f"{lead} {len(regimes)} {{term}}`regimes <Regime>`: " + "; ".join(parts) + "."
+
+
+def _described(r: Regime, before) -> str:
+    """A regime's changes in words, led into its length: a regime that only swaps recipes in the
+    settings of one named before it is said as that one's settings with the swap."""
+    same = next((b for b in before if b.changes == r.changes and not b.recipes), None)
+    if same is not None and r.recipes:
+        swaps = ", ".join(f"{new} in place of {old}" for old, new in r.recipes.items())
+        return f"the {same.title}'s settings, {swaps}; "
+    return r.describe() + "; " if r.changes or r.recipes else ""
 
 
 def criterion_figures(shown: dict[Regime, dict]) -> tuple[str, str]:
@@ -290,16 +298,6 @@ def later_figures(reports_dir: Path, shown: dict[Regime, dict]) -> dict[str, str
             out[r.key("later-moved")] = ("is not measured yet (run the reference-baseline "
                                                    "study in this regime)")
     return out
-
-
-def scout_text(reports_dir: Path) -> str:
-    """The scout's decision in a sentence (what each regime reached is the scout page's), or why
-    there is none."""
-    where = Path(reports_dir) / scout.SCOUT
-    if not has_tables(where):
-        return "The scout has not been run yet, so this page says nothing about other regimes."
-    sc = read_tables(where)
-    return scout_findings.decision_text(sc["decision"].iloc[0], sc["regimes"])
 
 
 def viability_figures(reports_dir: Path, shown: dict[Regime, dict]) -> dict[str, str]:

@@ -604,7 +604,7 @@ def test_the_report_counts_agree_with_the_tables_beside_them(html):
         else:
             assert m is None and "selective on every run" in answers[regime], regime
     _, e3 = _side(p.tables, "Where the privileged basis went, each regime")
-    answers = _answers(text, 2, "The premise in other regimes", regimes)
+    answers = _answers(text, 2, "Predictions for the second regime", regimes)
     assert answers, "no E3 answer found"
     for regime in answers:
         k, n = _of(e3["controls with a spike (rotated axes), rotated"][regimes.index(regime)])

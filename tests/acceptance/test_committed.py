@@ -116,8 +116,6 @@ READERS = {
         "anchorkit.pages.report_page", fromlist=["x"]).later_figures(r, {WEAK: {}})),
     "report-page screen scope": ("loss-rate-screen", "rate", lambda r: __import__(
         "anchorkit.pages.report_page", fromlist=["x"]).screen_scope(r)),
-    "report-page scout": ("optimizer-scout", "premise", lambda r: __import__(
-        "anchorkit.pages.report_page", fromlist=["x"]).scout_text(r)),
     "provenance table": ("split-anti-seeds", "dose", lambda r: __import__(
         "anchorkit.pages.supporting", fromlist=["x"]).provenance_table(r)),
     "re-run summaries": ("rerun/amd-epyc", "comparison", lambda r: __import__(

@@ -113,13 +113,52 @@ def test_an_undecided_answer_says_which_side_its_interval_still_excludes(low, hi
     assert ("the anchor does not need one" in said) == (side == "no less than")
 
 
-def test_the_premise_sentence_counts_only_the_parts_judged():
-    p = pd.DataFrame({"part": ["a", "b", "c", "d"], "basis": "", "figure": "",
-                      "holds": [True, False, None, True]})
-    assert "holds in 2 of the 3 judged" in page.premise_sentence(p)
+def test_the_premise_sentence_counts_only_the_parts_judged_and_names_those_that_fail():
+    p = pd.DataFrame({"part": ["a", "b", "b", "c", "d"], "basis": ["x", "x", "y", "", ""],
+                      "holds": [True, False, False, None, True]})
+    said = page.premise_sentence(p)
+    assert "holds in 2 of the 4 judged" in said and said.endswith(": it fails on b (x, y).")
     assert "judged once every seed is in" in page.premise_sentence(p.assign(holds=None))
-    c = pd.DataFrame({"part": ["(a) x", "(b) y", third_arm.REPORTED], "basis": ["axes", "", ""],
-                      "holds": [True, None, None]})
-    said = page.conjecture_sentence(c)
-    assert "(a) x (axes): holds" in said and "(b) y: pending" in said
-    assert f"{third_arm.REPORTED}: reported, no side predicted" in said
+    assert page.premise_sentence(p.assign(holds=True)).endswith("(the table below).")
+
+
+def conjecture(a, b, c_median):
+    """A conjecture table: (a) along two bases, (b) judged ``b``, (c) reported."""
+    return pd.DataFrame({"part": ["(a) syntax at chance"] * 2 + ["(b) spill above rotated's",
+                                                                 third_arm.REPORTED],
+                         "basis": ["coordinate axes", "rotated axes", "", ""],
+                         "holds": [*a, b, None], "median difference": [None, None, 0.0, c_median],
+                         "larger on": [None, None, 3, 12], "seeds": [None, None, 16, 16]})
+
+
+@pytest.mark.parametrize("a, b", [((True, True), True), ((True, True), False),
+                                  ((True, False), False), ((False, False), True)])
+def test_the_conjecture_reads_as_one_for_every_verdict_of_its_parts(a, b):
+    said = page.conjecture_reading(conjecture(a, b, 0.04))
+    assert ("sit at chance along both bases" in said) == all(a)
+    if not all(a):
+        off = [n for n, h in zip(("coordinate axes", "rotated axes"), a) if not h]
+        assert f"not at chance along the {' and '.join(off)}" in said
+    assert ("finds no support" in said) == (not b) and ("spill is above" in said) == b
+    assert "higher than under rotated Adam" in said and "larger on 12 of 16 seeds" in said
+    assert "not higher" in page.conjecture_reading(conjecture(a, b, -0.04))
+    pending = page.conjecture_reading(conjecture((None, None), None, 0.04))
+    assert "judged once every seed is in" in pending and "support" not in pending
+
+
+@pytest.mark.parametrize("spills", [0, 2])
+def test_what_the_anchor_does_counts_kept_and_spilled_runs_at_the_arm_s_seeds(spills):
+    """Kept and spilled runs are counted per arm over the arm's own seeds only (an other arm's
+    run at a seed the arm lacks is left out), each count with its denominator."""
+    others = committed_tables()["results"]
+    seeds = sorted(others.seed.unique())[:6]
+    plain = others[others.optimizer == "adam"].set_index("seed").loc[seeds].reset_index()
+    mine = plain.assign(optimizer=ARM, kept=[True, True, True, True, False, True],
+                        spill=[0.05] * spills + [0.0] * (6 - spills))
+    said = page.together(mine, others, conjecture((True, True), False, 0.04))
+    runs = others[others.seed.isin(seeds)]
+    kept = {a: int(runs[runs.optimizer == a].kept.astype(bool).sum()) for a in ("rotated", "adam")}
+    assert (f"on 5 of 6 basis-free runs, against {kept['rotated']} of 6 rotated and "
+            f"{kept['adam']} of 6 plain runs") in said
+    assert ("no basis-free run spills" in said) == (spills == 0)
+    assert (f"{spills} of 6 basis-free runs spill more than" in said) == (spills > 0)

@@ -114,7 +114,7 @@ def conjecture(results: pd.DataFrame, alignment: pd.DataFrame) -> pd.DataFrame:
         cos = {sym: float(shared[f"control_syntax_cos_{sym}_{basis}"].median()) for sym in SYNTAX}
         above = [sym for sym, c in cos.items() if not c < SYNTAX_CHANCE]
         rows.append({"part": "(a) syntax at chance", "basis": name,
-                     "figure": ", ".join(f"{s} {c:.2f}" for s, c in cos.items())
+                     "figure": ", ".join(f"“{s}” {c:.2f}" for s, c in cos.items())
                      + f" (chance {SYNTAX_CHANCE:.2f})",
                      "holds": (not above) if done else None})
     spill = _difference(shared["raw_spill"], rotated["raw_spill"])
