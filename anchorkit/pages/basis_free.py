@@ -88,16 +88,23 @@ def paper_set() -> str:
 
 def found(reports=REPORTS) -> str:
     """The section's result (MyST): pending, that it states no result; committed, the answer
-    against each arm and the premise, then what the anchor does with no cheap direction
-    (``together``), each from the tables ``shown`` gives and the other arms' committed tables
-    (``reports/<regime>/rotated-basis/``, which judged the arm's)."""
+    against each arm and the premise, from the tables ``shown`` gives."""
     if not committed(reports):
         return ("Its predictions were committed before its paper set trained; its tables are not "
                 "yet written, so this section states no result.")
     t = read_tables(folder(reports))
+    return answer_sentence(t["question"]) + " " + premise_sentence(t["premise"])
+
+
+def read_together(reports=REPORTS) -> str:
+    """The section's last paragraph (MyST; empty while pending): what the anchor does with no
+    cheap direction (``together``), from the arm's tables and the other arms' committed tables
+    (``reports/<regime>/rotated-basis/``, which judged the arm's)."""
+    if not committed(reports):
+        return ""
+    t = read_tables(folder(reports))
     others = read_tables(bf.REGIME.reports(REPORTS) / "rotated-basis")["results"]
-    return (answer_sentence(t["question"]) + " " + premise_sentence(t["premise"]) + "\n\n"
-            + together(t["results"], others, t["conjecture"]))
+    return together(t["results"], others, t["conjecture"])
 
 
 def one_sided(r: pd.Series, label: str) -> str:

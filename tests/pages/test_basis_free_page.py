@@ -43,6 +43,7 @@ def test_pending_the_section_states_no_result_and_draws_no_row(tmp_path):
     others = committed_tables()
     said = page.said()
     assert "not yet written" in page.found(tmp_path) and "no result" in page.found(tmp_path)
+    assert page.read_together(tmp_path) == ""
     assert said.startswith("Basis-free Adam shares")  # the label's case kept
     assert f"{bf.chosen_rate():g}" in said  # the arm's own learning rate, from the decision
     assert page.shown(tmp_path) == [] and page.answer_row(others["results"], tmp_path) is None
@@ -78,6 +79,7 @@ def test_committed_the_row_is_each_seed_s_basis_free_minus_plain_and_the_rows_na
     assert f"over {int(t['question'].seeds.iloc[0])} seeds" in said
     held = int(t["premise"].holds.astype(bool).sum())  # every part judged: the set is complete
     assert f"holds in {held} of the {len(t['premise'])} judged" in said
+    assert "no cheap direction" in page.read_together(tmp_path)
     assert [len(x.data) for x in page.shown(tmp_path)] == [len(t[k]) for k in (
         "question", "premise", "conjecture")]
 
