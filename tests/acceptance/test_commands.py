@@ -61,18 +61,25 @@ def test_a_bad_command_line_from_the_shell_is_one_line_without_a_traceback():
 
 
 @pytest.mark.parametrize("script", ["scripts.train_runs", "scripts.confirm"])
-def test_a_store_that_cannot_be_written_is_named_in_one_line(tmp_path, script):
+def test_a_store_that_cannot_be_written_is_named_in_one_line(tmp_path, script, monkeypatch,
+                                                             capsys):
     """A store path that is a file, or a folder that cannot be made (here under /proc, refused
-    even to root), is named in one line before anything is planned or trained."""
+    even to root), is named in one line before anything is planned or trained (in-process:
+    ``main(argv)``, what ``python -m`` runs)."""
+    import importlib
+
+    main = importlib.import_module(script).main
     (tmp_path / "a-file").write_text("")
+    monkeypatch.delenv("ANCHORKIT_SCHEDULER", raising=False)
     for where in (tmp_path / "a-file", Path("/proc/anchorkit-store")):
+        monkeypatch.setenv("ANCHORKIT_STORE", str(where))
         argv = ["--seeds", "720"] + (["--optimizers", "adam"] if "train" in script else [])
-        r = subprocess.run([sys.executable, "-m", script, *(["train"] * ("confirm" in script)),
-                            *argv], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                           env={"PATH": "/usr/bin:/bin", "ANCHORKIT_STORE": str(where)})
-        assert r.returncode == 2 and r.stdout == "", r.stdout + r.stderr
+        with pytest.raises(SystemExit) as stop:
+            main([*(["train"] * ("confirm" in script)), *argv])
+        out, err = capsys.readouterr()
+        assert stop.value.code == 2 and out == "", out + err
         assert (f"parameter 'ANCHORKIT_STORE' = '{where}': expected a folder this process can "
-                f"write" in r.stderr and "Traceback" not in r.stderr), r.stderr
+                f"write" in err and "Traceback" not in err), err
 
 
 def test_a_regime_s_runs_are_its_published_runs_at_their_seeds():
@@ -246,7 +253,8 @@ def test_the_smaller_commands_refuse_bad_values_in_one_line(argv, named, capsys)
     assert stop.value.code not in (0, None) and named in err, err
 
 
-def test_execute_studies_help_is_its_usage():
-    r = subprocess.run([sys.executable, "-m", "scripts.execute_studies", "--help"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0 and "usage: python -m scripts.execute_studies" in r.stdout
+def test_execute_studies_help_is_its_usage(capsys):
+    from scripts.execute_studies import main
+
+    main(["--help"])  # prints its usage and does nothing else
+    assert "usage: python -m scripts.execute_studies" in capsys.readouterr().out

@@ -3,7 +3,6 @@ folded case resolve to the folder they mean (anchorkit.core.paths), and the writ
 re-run command refuse the committed reports/ and the repository's tracked tree in one line."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -106,15 +105,20 @@ def test_a_store_in_the_tracked_tree_is_refused_and_an_ignored_one_is_not(monkey
 
 @pytest.mark.parametrize("flag, value", [("--store", "../c"), ("--out", "../c"),
                                          ("--out", "../reports/control")])
-def test_rerun_study_refuses_a_store_or_out_inside_the_repository(flag, value):
+def test_rerun_study_refuses_a_store_or_out_inside_the_repository(flag, value, monkeypatch,
+                                                                  capsys):
+    """In-process from the notebooks' folder (``main(argv)``, what ``python -m`` runs; an
+    uncaught error fails the test as a traceback would)."""
+    from scripts.rerun_study import main
+
     before = git_status()
-    r = subprocess.run([sys.executable, "-m", "scripts.rerun_study", "control", "--seeds", "712",
-                        "--profile", "quick", "--scheduler", "in-process", flag, value],
-                       cwd=REPO / "notebooks", capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert r.returncode == 2
-    last = r.stderr.strip().splitlines()
-    assert "tracked tree" in last[-1] and f"'{flag}'" in last[-1] and "Traceback" not in r.stderr
+    monkeypatch.chdir(REPO / "notebooks")
+    with pytest.raises(SystemExit) as stop:
+        main(["control", "--seeds", "712", "--profile", "quick", "--scheduler", "in-process",
+              flag, value])
+    assert stop.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()
+    assert "tracked tree" in last[-1] and f"'{flag}'" in last[-1]
     assert git_status() == before and not (REPO / "c").exists()
 
 
@@ -176,8 +180,7 @@ def test_a_missing_digest_of_a_committed_file_names_the_digest_to_restore(tmp_pa
         read_verified(lone)
 
 
-def test_train_runs_says_a_truncated_checkpoint_in_one_line(tmp_path):
-    env = {**os.environ, "ANCHORKIT_STORE": str(tmp_path / "store")}
+def test_train_runs_says_a_truncated_checkpoint_in_one_line(tmp_path, monkeypatch, capsys):
     sets = [f"{k}={getattr(SMALL_TRAIN, k)}" for k in ("contexts_per_epoch", "batch_size",
                                                       "warmup_steps", "trajectory_every",
                                                       "checkpoint_every")]
@@ -194,10 +197,13 @@ def test_train_runs_says_a_truncated_checkpoint_in_one_line(tmp_path):
         train([cfg], store, progress=False, on_epoch_end=stop)
     ck = store.path(cfg) / "checkpoint.pt"
     ck.write_bytes(ck.read_bytes()[: len(ck.read_bytes()) // 2])  # truncated
-    r = subprocess.run([sys.executable, "-m", "scripts.train_runs", "--seeds", "5", "--recipes",
-                        "control", "--epochs", "4", "--scheduler", "in-process", "--set", *sets],
-                       cwd=REPO, capture_output=True, text=True, env=env)
-    assert r.returncode == 1, r.stderr[-1500:]
-    assert "Traceback" not in r.stderr
-    last = r.stderr.strip().splitlines()[-1]
-    assert last.startswith("train_runs.py: error: ") and "checkpoint.pt: contents changed" in last
+    from scripts.train_runs import main
+
+    monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
+    monkeypatch.delenv("ANCHORKIT_SCHEDULER", raising=False)
+    with pytest.raises(SystemExit) as stop:  # in-process: what ``python -m`` runs
+        main(["--seeds", "5", "--recipes", "control", "--epochs", "4", "--scheduler",
+              "in-process", "--set", *sets])
+    assert stop.value.code == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert ": error: " in last and "checkpoint.pt: contents changed" in last

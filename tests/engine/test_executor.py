@@ -100,11 +100,11 @@ def test_sweep_slices_concatenate_to_the_whole_sweep(tmp_path):
 
     cfg = run_config(3, "control", "adam", QUICK, epochs=1)
     state = initial_state(cfg)
-    whole = sweep_answers(cfg, state, 50, 90)  # axes, then rotated axes from index 63
-    parts = [sweep_answers(cfg, state, a, b) for a, b in ((50, 63), (63, 64), (64, 90))]
+    whole = sweep_answers(cfg, state, 56, 72)  # axes, then rotated axes from index 63
+    parts = [sweep_answers(cfg, state, a, b) for a, b in ((56, 63), (63, 64), (64, 72))]
     assert torch.equal(torch.cat(parts), whole)
     model, batch = load_model([cfg], [state]), probe_set(cfg.task).clean
-    alone = edited_predictions(model, batch, sweep_directions(cfg)[2][50:90], 1.0, chunk=1)[0]
+    alone = edited_predictions(model, batch, sweep_directions(cfg)[2][56:72], 1.0, chunk=1)[0]
     assert torch.equal(alone.to(torch.uint8), whole)  # all contexts at once, no slicing
 
 

@@ -53,8 +53,13 @@ def test_other_doses_have_their_own_base_key_and_the_methods_keys_are_unchanged(
     assert answers_key(cfg, "base", state, DOSES) == answers_key(cfg, "base", state)
     assert answers_key(cfg, "base", state, (0.5, 1.0)) != answers_key(cfg, "base", state)
     assert answers_key(cfg, "sweep", state, (0.5, 1.0)) == answers_key(cfg, "sweep", state)
+    from anchorkit.core.train import train
+    from tests.conftest import small
+
+    cfg = small(seed=3, recipe="falloff", epochs=2)  # a small run answers quicker than a paper one
+    (run,) = train([cfg], progress=False)
     with threads(THREADS):
-        at = predict(cfg, state, "base", doses=(0.5, 1.0))
-        full = predict(cfg, state, "base")
+        at = predict(cfg, run.final, "base", doses=(0.5, 1.0))
+        full = predict(cfg, run.final, "base")
     assert at["e1"].shape[0] == 2
     assert torch.equal(at["e1"], full["e1"][[DOSES.index(0.5), DOSES.index(1.0)]])

@@ -147,6 +147,7 @@ def test_a_run_read_on_its_own_gives_the_anchored_columns_of_its_pair(tmp_path, 
     with the run as its own pair. They equal the anchored columns of the run's real pair (the
     measure keeps its meaning), at its end and at a snapshot, and the loss is that epoch's."""
     import anchorkit.core.train as training
+    from anchorkit.core.config import ModelConfig
     from anchorkit.core.store import RunStore
     from anchorkit.engine.pairs import Pair, measured
     from anchorkit.studies.rotated_basis import confirming
@@ -154,7 +155,9 @@ def test_a_run_read_on_its_own_gives_the_anchored_columns_of_its_pair(tmp_path, 
 
     monkeypatch.setattr(training, "SNAPSHOT_EPOCHS", (2,))
     store = RunStore(tmp_path / "store")
-    a, ctl = small(seed=4, recipe="falloff", epochs=4), small(seed=4, epochs=4)
+    narrow = ModelConfig(d_model=16, d_mlp=64)  # a third of the sweep's directions: quicker
+    a = small(seed=4, recipe="falloff", epochs=4, model=narrow)
+    ctl = small(seed=4, epochs=4, model=narrow)
     training.train([a, ctl], store, progress=False)
     real = measured(Pair(a, ctl), True, store)["results"].iloc[0]
     alone = confirming.run_row(a, store)
