@@ -27,11 +27,11 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -n auto --dist loadfile --durations=25
 
-# the study pages are the notebooks executed against the committed tables (scripts/execute_studies.py);
+# the study pages are the notebooks executed against the committed tables (python -m anchorkit pages);
 # the JavaScript the pages load is copied from npm into the book's static files (scripts/book_assets.py)
 book: $(STAMP)
 	$(BIN)/python -m scripts.book_assets
-	$(BIN)/python -m scripts.execute_studies
+	$(BIN)/python -m anchorkit pages
 	$(BIN)/jupyter-book build --all --warningiserror --keep-going .
 	@echo "open _build/html/index.html"
 

@@ -1,6 +1,7 @@
-"""One command line: ``python -m anchorkit <verb> [options]``, run from a clone of the repository.
+"""One command line: ``python -m anchorkit <verb> [options]``.
 
-Each verb is one of the repository's commands (``scripts/``), named for what a reader does;
+Each verb is one of the package's commands (``anchorkit.commands``, or a study's own in
+``anchorkit/studies/<name>/commands/``), named for what a reader does;
 ``python -m anchorkit <verb> --help`` gives that command's own usage, and its options are checked
 there, once. The verbs a study owns (its calibration, its confirmation) are listed apart.
 """
@@ -18,33 +19,44 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @dataclass(frozen=True)
 class Verb:
-    module: str  # the command's module under ``scripts``
+    module: str  # the command's module (its ``main(argv)`` runs the verb)
     says: str  # what it does, in the reader's words
     given: tuple[str, ...] = ()  # options the verb passes before the reader's own
 
 
+COMMANDS = "anchorkit.commands."  # the reader's commands
+REPORT = "anchorkit.studies.rotated_basis.commands."  # the report's study's own
 READER = {
     "build": Verb("", "build the book from the committed tables, to read offline (make book)"),
-    "pages": Verb("execute_studies", "execute the study pages against the committed tables"),
-    "rerun": Verb("rerun_study", "re-run one study with other seeds: trains, then its page"),
-    "train": Verb("train_runs", "train a set of runs into the run store"),
-    "compute": Verb("execute_studies",
+    "pages": Verb(COMMANDS + "execute_studies",
+                  "execute the study pages against the committed tables"),
+    "rerun": Verb(COMMANDS + "rerun_study", "re-run one study with other seeds: trains, then its "
+                                            "page"),
+    "train": Verb(COMMANDS + "train_runs", "train a set of runs into the run store"),
+    "compute": Verb(COMMANDS + "execute_studies",
                     "recompute studies' committed tables (after a change to a measure)",
                     ("--compute",)),
-    "publish": Verb("publish_runs", "copy the paper's runs to published/, the committed weights"),
-    "check": Verb("rerun_compare", "retrain a study from scratch; compare with its committed "
-                                   "tables"),
-    "same-bits": Verb("same_bits", "does a change of the code keep every table's bits?"),
-    "adopt": Verb("adopt_store", "write the missing digests of a run store you trust"),
+    "publish": Verb(COMMANDS + "publish_runs",
+                    "copy the paper's runs to published/, the committed weights"),
+    "check": Verb(COMMANDS + "rerun_compare", "retrain a study from scratch; compare with its "
+                                              "committed tables"),
+    "same-bits": Verb(COMMANDS + "same_bits", "does a change of the code keep every table's bits?"),
+    "adopt": Verb(COMMANDS + "adopt_store", "write the missing digests of a run store you trust"),
 }
 STUDIES = {
-    "confirm": Verb("confirm", "the report's confirmation on fresh seeds (rotated-basis study)"),
-    "basis-free": Verb("basis_free", "the basis-free arm: calibrate, train, measure "
-                                     "(rotated-basis study)"),
-    "recalibrate": Verb("recalibrate", "the second regime's recalibration (rotated-basis study)"),
-    "viability": Verb("viability", "the second regime's viability check (optimizer scout)"),
-    "rejudge-diagnosis": Verb("rejudge_diagnosis", "judge the diagnosis's committed "
-                                                   "measurements again by today's rules"),
+    # in the commands layer, not the study's folder: its ``essay`` step measures the essay's
+    # column from the same runs, and one study's folder reads no other's
+    "confirm": Verb(COMMANDS + "confirm", "the report's confirmation on fresh seeds (rotated-basis "
+                                          "study)"),
+    "basis-free": Verb(REPORT + "basis_free", "the basis-free arm: calibrate, train, measure "
+                                              "(rotated-basis study)"),
+    "recalibrate": Verb(REPORT + "recalibrate", "the second regime's recalibration (rotated-basis "
+                                                "study)"),
+    "viability": Verb("anchorkit.studies.scout.commands.viability",
+                      "the second regime's viability check (optimizer scout)"),
+    "rejudge-diagnosis": Verb("anchorkit.studies.diagnosis.commands.rejudge",
+                              "judge the diagnosis's committed measurements again by today's "
+                              "rules"),
 }
 VERBS = {**READER, **STUDIES}
 
@@ -79,8 +91,11 @@ def build(args: list[str]) -> int:
     """``make book``'s three steps, in order, each stopping the build where it fails."""
     if args:
         raise SystemExit(f"build takes no options (got {' '.join(args)})")
+    if not (ROOT / "_config.yml").exists():
+        raise SystemExit(f"build runs in a clone of the repository (its book's sources): no "
+                         f"_config.yml under {ROOT}")
     steps = [[sys.executable, "-m", "scripts.book_assets"],
-             [sys.executable, "-m", "scripts.execute_studies"],
+             [sys.executable, "-m", COMMANDS + "execute_studies"],
              [str(Path(sys.executable).with_name("jupyter-book")), "build", "--all",
               "--warningiserror", "--keep-going", "."]]
     for step in steps:
@@ -94,15 +109,10 @@ def main(argv=None) -> int:
     name, verb, args = resolve(list(sys.argv[1:] if argv is None else argv))
     if not verb.module:
         return build(args)
-    if not (ROOT / "scripts" / f"{verb.module}.py").exists():
-        raise SystemExit(f"python -m anchorkit runs from a clone of the repository: no "
-                         f"scripts/{verb.module}.py under {ROOT}")
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    module = importlib.import_module(f"scripts.{verb.module}")
+    module = importlib.import_module(verb.module)
     takes_args = module.main.__code__.co_argcount > 0
     if not takes_args and args not in ([], ["--help"], ["-h"]):
-        raise SystemExit(f"{verb.module} takes no options (got {' '.join(args)})")
+        raise SystemExit(f"{name} takes no options (got {' '.join(args)})")
     if not takes_args and args:
         print(module.__doc__.strip())
         return 0

@@ -28,7 +28,7 @@ from anchorkit.measures import criteria
 from anchorkit.engine.pairs import Pair, measure_pair
 from anchorkit.core.task import DIFFERENCE, OPS, positions, probe_set
 from anchorkit.core.train import load_model
-from scripts.train_runs import configs_from_args
+from anchorkit.commands.train_runs import configs_from_args
 
 ALIGNMENT_LOW = criteria.ALIGNMENT_LOW  # "low" alignment in the other ops' contexts: |α| ≤ this
 
@@ -45,7 +45,7 @@ def evaluate(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
             ctrl, anch = by[(opt, seed, "control")], by[(opt, seed, "falloff")]
             if not (store.has_final(ctrl) and store.has_final(anch)):
                 raise SystemExit(f"missing runs for {opt} seed {seed}: train them first with "
-                                 "python -m scripts.train_runs (see the Methods page)")
+                                 "python -m anchorkit train (see the Methods page)")
             states = store.load_final(anch), store.load_final(ctrl)
             t = measure_pair(Pair(anch, ctrl), *states, sweep=False)
             row = t["results"].iloc[0].to_dict()

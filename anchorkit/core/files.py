@@ -113,7 +113,7 @@ def read_verified(path: Path, run: str | None = None) -> bytes:
         whose = (f"it is run {', '.join(sorted(owners))}'s, not run {run}'s (copied from another "
                  f"run?); {remedy(path)}" if owners else
                  f"its digest names no run, so the store cannot tell whose it is (written by an "
-                 f"earlier anchorkit: `python -m scripts.adopt_store` names the runs of a store "
+                 f"earlier anchorkit: `python -m anchorkit adopt` names the runs of a store "
                  f"you trust)")
         raise StoreError(f"{path}: {whose}")
     return data

@@ -141,7 +141,7 @@ def remedy(path: Path, digest_missing: bool = False) -> str:
         if inside(path, PUBLISHED):
             return restore + " (deleting a published run's file means retraining the run)"
         return restore + (" (a committed table is recomputed only on purpose: `python -m "
-                          "scripts.execute_studies --compute <study>`)")
+                          "anchorkit compute <study>`)")
     if path.name == "provenance.json":
         return "delete its folder to recompute the tables (or run the study without reuse)"
     if path.name.startswith("checkpoint.pt"):

@@ -8,7 +8,7 @@ carries no digest and is never read as data: it only moves a bar. A ``Watch`` po
 from a thread of the process that waits for the work, so the same bars move whether the tasks run
 in that process, on a LocalCluster's workers or on a remote cluster that shares the store, and
 whether that process is the notebook's kernel (the papermill route) or the re-run command that
-executes the notebook (``scripts/rerun_study.py``).
+executes the notebook (``anchorkit/commands/rerun_study.py``).
 
 A ``Track`` is what one task will report: its kind, the runs it is about, how many units it will
 count and its file. Reporting never fails a task: a file that cannot be written is skipped.

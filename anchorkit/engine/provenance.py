@@ -196,7 +196,7 @@ def write_study(where, tables: dict[str, pd.DataFrame], study: str, seeds, profi
     where = Path(where)
     if committed(where) and not publish:
         raise UnpublishedWrite(f"{where}: the committed tables are written only on purpose "
-                               "(publish=True, or python -m scripts.execute_studies --compute)")
+                               "(publish=True, or python -m anchorkit compute)")
     make_folder(where.parent)
     clean_stale(where)
     fresh = where.parent / f".{where.name}.{os.getpid()}.new"

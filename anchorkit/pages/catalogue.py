@@ -5,7 +5,7 @@ runs (a survey says whether its paper tables are written, and the scout what its
 adds), the diagnosis reading its committed tables; then the report's pages that read committed
 tables only (the reproduction ledger, reproducibility). Each page says
 whether a reports folder holds its paper-scale tables (``Page.written``), which is what
-``scripts/execute_studies.py`` asks before executing it, and what its stand-in adds when they are
+``anchorkit/commands/execute_studies.py`` asks before executing it, and what its stand-in adds when they are
 not there (``Page.pending``).
 """
 

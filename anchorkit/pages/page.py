@@ -106,7 +106,7 @@ def files_text(study: str, tables, shown=REPORT) -> str:
 def compute_command(regime: Regime, study: str) -> str:
     """The command that computes a study's tables in a regime, as inline code."""
     flag = "" if regime == DEFAULT else f" --regime {regime.name}"
-    return f"`python -m scripts.execute_studies --compute{flag} {study}`"
+    return f"`python -m anchorkit compute{flag} {study}`"
 
 
 def shown(where: Path) -> str:

@@ -40,7 +40,7 @@ def other_regimes(regimes, facts: dict, study: str = "reference-baseline") -> st
 # ------------------------------------------------------------------------------ reproducibility
 def rerun_verdict(comparison: pd.DataFrame, prov: dict) -> str:
     """What a re-run from scratch showed, from its comparison table and its provenance record
-    (``scripts.rerun_compare``): the machine and kernels it ran on, whether the retrained weights
+    (``python -m anchorkit check``): the machine and kernels it ran on, whether the retrained weights
     equal the published ones bit for bit, and how many values of the results table agree."""
     k = prov.get("kernels")
     where = ("on a machine that was not recorded" if not k else
@@ -100,7 +100,7 @@ def provenance_table(reports_dir) -> tuple[pd.DataFrame, set[str]]:
 
 
 def rerun_summaries(reports_dir) -> list[tuple[str, pd.DataFrame]]:
-    """Each re-run from scratch (``reports/rerun/<cpu>/``, ``scripts.rerun_compare``), oldest
+    """Each re-run from scratch (``reports/rerun/<cpu>/``, ``python -m anchorkit check``), oldest
     first: a sentence (which study and seeds, when, from which commit, and ``rerun_verdict``) and a
     table per run of the values compared, how many agree and the largest difference."""
     out = []

@@ -35,7 +35,7 @@ def html(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("book")
     py = sys.executable
     subprocess.run([py, "-m", "scripts.book_assets"], cwd=ROOT, check=True)
-    subprocess.run([py, "-m", "scripts.execute_studies"], cwd=ROOT, check=True)
+    subprocess.run([py, "-m", "anchorkit.commands.execute_studies"], cwd=ROOT, check=True)
     jb = Path(py).parent / "jupyter-book"
     r = subprocess.run([str(jb), "build", "--all", "--warningiserror", "--keep-going", "--path-output",
                         str(out), str(ROOT)], cwd=ROOT, capture_output=True, text=True)
@@ -80,7 +80,7 @@ def test_every_chart_draws_offline_and_nothing_fails_to_load(html, browser, page
                                                       ("loss-rate-screen", SCREEN, 2)])
 def test_a_page_of_many_runs_draws_its_charts_or_says_it_is_not_computed(html, browser, study,
                                                                          page, min_charts):
-    from scripts.execute_studies import computed
+    from anchorkit.commands.execute_studies import computed
 
     browser.clear()
     browser.open(html / page)

@@ -193,7 +193,7 @@ def test_an_unreadable_provenance_is_one_line_naming_the_file(tmp_path):
 
 
 def test_execute_studies_stops_on_a_changed_provenance_without_executing(tmp_path, monkeypatch):
-    import scripts.execute_studies as ex
+    import anchorkit.commands.execute_studies as ex
 
     root = tmp_path / "repo"
     shutil.copytree(REPORTS, root / "reports")

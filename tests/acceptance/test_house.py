@@ -19,7 +19,7 @@ def modules() -> dict[str, Path]:
         parts = p.relative_to(pkg).with_suffix("").parts
         if parts[-1] == "__init__":
             parts = parts[:-1]
-        if parts and parts != ("__main__",):  # the command line: it runs the scripts, by name
+        if parts and parts != ("__main__",):  # the command line: it runs the commands, by name
             out[".".join(parts)] = p
     return out
 
@@ -121,8 +121,9 @@ def test_every_run_is_trained_through_the_executor():
 # The layers, lowest first, one folder each: a module reads its own layer and those below it.
 # ``core`` knows runs, ``measures`` functions of runs and tables, ``engine`` runs a study knowing
 # none by name (its folders found by the registry at run time), ``judging`` judges the source's
-# claims, ``studies`` are the folders, and ``pages`` presents them. A module's layer is its folder.
-LAYERS = ("core", "measures", "engine", "judging", "studies", "pages")
+# claims, ``studies`` are the folders (a study's own verbs in its ``commands/``), ``pages``
+# presents them, and ``commands`` are the reader's verbs. A module's layer is its folder.
+LAYERS = ("core", "measures", "engine", "judging", "studies", "pages", "commands")
 
 
 def layer(module: str) -> int:

@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from scripts.rerun_compare import compare
+from anchorkit.commands.rerun_compare import compare
 
 
 def test_compare_pairs_runs_and_flags_what_differs():
@@ -45,7 +45,7 @@ def test_each_machines_rerun_is_shown_oldest_first(tmp_path):
     from anchorkit.engine.profiles import PAPER
     from anchorkit.engine.registry import run_config
     from anchorkit.pages.supporting import rerun_summaries
-    from scripts.rerun_compare import cpu_folder
+    from anchorkit.commands.rerun_compare import cpu_folder
 
     assert cpu_folder("Intel(R) Xeon(R) Processor") == "intel-xeon-processor"
     assert cpu_folder("AMD EPYC 7B13 64-Core Processor") == "amd-epyc-7b13-64-core-processor"

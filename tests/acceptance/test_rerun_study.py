@@ -1,4 +1,4 @@
-"""Re-running a study with other seeds (``scripts/rerun_study.py``): parameters checked before any
+"""Re-running a study with other seeds (``anchorkit/commands/rerun_study.py``): parameters checked before any
 work, the plan and its estimate, progress in epochs, directions and pairs (``anchorkit.core.progress``)
 wherever the tasks run, and a standalone page that draws its charts offline."""
 
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def rerun(*argv, store: Path, timeout: int = 600) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ANCHORKIT_STORE": str(store)}
-    return subprocess.run([sys.executable, "-m", "scripts.rerun_study", *argv], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "anchorkit.commands.rerun_study", *argv], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout, env=env)
 
 
@@ -39,7 +39,7 @@ def rerun(*argv, store: Path, timeout: int = 600) -> subprocess.CompletedProcess
 def test_a_bad_parameter_is_one_line_before_any_work(tmp_path, argv, named, monkeypatch, capsys):
     """In-process (``main(argv)``, what ``python -m`` runs; an uncaught error fails the test as a
     traceback would); ``python -m`` itself is tried once below."""
-    from scripts.rerun_study import main
+    from anchorkit.commands.rerun_study import main
 
     monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
     monkeypatch.delenv("ANCHORKIT_SCHEDULER", raising=False)
@@ -252,7 +252,7 @@ def test_a_notebook_that_stops_keeps_the_previous_notebook_and_page(tmp_path, mo
     import papermill
     from nbclient.exceptions import DeadKernelError
 
-    from scripts import rerun_study
+    from anchorkit.commands import rerun_study
 
     def executes(source, out, **kw):
         Path(out).write_text("partial")

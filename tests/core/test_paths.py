@@ -109,7 +109,7 @@ def test_rerun_study_refuses_a_store_or_out_inside_the_repository(flag, value, m
                                                                   capsys):
     """In-process from the notebooks' folder (``main(argv)``, what ``python -m`` runs; an
     uncaught error fails the test as a traceback would)."""
-    from scripts.rerun_study import main
+    from anchorkit.commands.rerun_study import main
 
     before = git_status()
     monkeypatch.chdir(REPO / "notebooks")
@@ -123,7 +123,7 @@ def test_rerun_study_refuses_a_store_or_out_inside_the_repository(flag, value, m
 
 
 def test_two_reruns_with_other_seeds_keep_separate_folders(tmp_path):
-    from scripts.rerun_study import rerun_folder
+    from anchorkit.commands.rerun_study import rerun_folder
 
     a, b = rerun_folder("control", "quick", [712]), rerun_folder("control", "quick", [713])
     assert a != b and a == "control-quick-seeds-712"
@@ -139,7 +139,7 @@ def test_two_reruns_with_different_seeds_both_leave_their_tables(tmp_path):
     store = tmp_path / "store"
     out = []
     for seed in ("712", "713"):
-        r = subprocess.run([sys.executable, "-m", "scripts.rerun_study", "control", "--seeds",
+        r = subprocess.run([sys.executable, "-m", "anchorkit.commands.rerun_study", "control", "--seeds",
                             seed, "--profile", "quick", "--scheduler", "in-process", "--store",
                             str(store)], cwd=REPO, capture_output=True, text=True)
         assert r.returncode == 0, r.stderr[-2000:]
@@ -197,7 +197,7 @@ def test_train_runs_says_a_truncated_checkpoint_in_one_line(tmp_path, monkeypatc
         train([cfg], store, progress=False, on_epoch_end=stop)
     ck = store.path(cfg) / "checkpoint.pt"
     ck.write_bytes(ck.read_bytes()[: len(ck.read_bytes()) // 2])  # truncated
-    from scripts.train_runs import main
+    from anchorkit.commands.train_runs import main
 
     monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
     monkeypatch.delenv("ANCHORKIT_SCHEDULER", raising=False)

@@ -101,12 +101,12 @@ def test_another_runs_file_copied_with_its_digest_is_refused_by_name(tmp_path, f
 def test_a_digest_naming_no_run_is_refused_until_adopted(store, finished):
     """A store written before digests named their run: its run files are refused with the command
     that adopts them, and read once adopted (the name taken from the folder's configuration)."""
-    from scripts.adopt_store import adopt
+    from anchorkit.commands.adopt_store import adopt
 
     final = store.path(finished) / "final.safetensors"
     side = final.with_name(final.name + DIGEST)
     side.write_text(side.read_text().split()[0] + "\n")  # as an earlier anchorkit wrote it
-    with pytest.raises(StoreError, match="names no run.*scripts.adopt_store"):
+    with pytest.raises(StoreError, match="names no run.*python -m anchorkit adopt"):
         store.load_final(finished)
     written, _ = adopt(store.root)
     assert written == 1 and side.read_text().split()[1] == f"run={finished.hash}"
@@ -185,7 +185,7 @@ def test_an_interrupted_study_write_leaves_the_old_study_whole(tmp_path, monkeyp
 
 
 def test_a_store_from_before_digests_is_adopted_once_and_a_changed_file_is_not(store, finished):
-    from scripts.adopt_store import adopt
+    from anchorkit.commands.adopt_store import adopt
 
     final = store.path(finished) / "final.safetensors"
     final.with_name(final.name + DIGEST).unlink()  # as an earlier anchorkit left it

@@ -141,7 +141,7 @@ def test_the_committed_decision_is_the_rule_s_on_the_committed_scores():
 def test_the_command_writes_the_committed_record_only_with_publish(tmp_path, monkeypatch, capsys):
     """``calibrate`` without ``--publish`` writes its scores and decision to the store's scratch
     folder, never to calibration/basis-free/; a flag a verb does not use is named and refused."""
-    from scripts import basis_free as cmd
+    from anchorkit.studies.rotated_basis.commands import basis_free as cmd
 
     decided = pd.DataFrame(rows(OWN, "control") + rows(OWN, "falloff")).assign(
         run="r", hash="h", epoch=1600)
@@ -162,7 +162,7 @@ def test_publish_names_the_runs_not_finished_and_publishes_none_of_an_empty_stor
         tmp_path, monkeypatch, capsys):
     """``publish`` refuses while a paper run is not finished; with ``--finished-only`` it names
     every one left out and, having none to publish, leaves the published index as it is."""
-    from scripts import basis_free as cmd
+    from anchorkit.studies.rotated_basis.commands import basis_free as cmd
     from anchorkit.core.paths import PUBLISHED
 
     monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))

@@ -148,7 +148,7 @@ def test_routed_loss_penalises_difference_surviving_and_the_others_lost():
 
 def test_the_command_trains_the_next_candidates_in_order_then_the_chosen_one_rotated(tmp_path):
     from anchorkit.core.store import RunStore
-    from scripts.recalibrate import grid, next_runs, write
+    from anchorkit.studies.rotated_basis.commands.recalibrate import grid, next_runs, write
 
     store = RunStore(tmp_path / "store")
     pending = rc.decide(table([]))
@@ -178,7 +178,7 @@ def test_the_command_on_a_store_without_the_calibration_s_runs_leaves_the_record
     committed record is written only with --publish, and --out inside it is refused."""
     import subprocess
 
-    from scripts import recalibrate
+    from anchorkit.studies.rotated_basis.commands import recalibrate
 
     monkeypatch.setenv("ANCHORKIT_STORE", str(tmp_path / "store"))
     committed = recalibrate.OUT
@@ -198,7 +198,7 @@ def test_the_command_on_a_store_without_the_calibration_s_runs_leaves_the_record
 
 
 def test_a_measured_decision_is_written_once_and_not_again_when_nothing_changed(tmp_path):
-    from scripts.recalibrate import write
+    from anchorkit.studies.rotated_basis.commands.recalibrate import write
 
     rows = [good(s, FIRST) for s in rc.SEEDS]
     crit = table([{**r, "criteria met": 5} for r in rows])

@@ -27,7 +27,7 @@ from anchorkit.engine import regimes
 from anchorkit.engine.study import Survey
 
 # its value: its page reads the committed tables that ``running`` writes
-# (scripts/rejudge_diagnosis.py)
+# (anchorkit/studies/diagnosis/commands/rejudge.py)
 STUDY = Survey("diagnosis", place=8)
 
 # the regime whose missing removal the diagnosis sets out to explain (its first screen's regime)

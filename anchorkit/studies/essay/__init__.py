@@ -149,7 +149,7 @@ def _classes_and_change(heads: pd.DataFrame, classes_at: str) -> pd.DataFrame | 
 
 
 NO_SNAPSHOTS = (f"no run has weights kept at epoch {EARLY_EPOCH} (the published runs carry no "
-                "snapshots; retraining them with `python -m scripts.train_runs --ignore-published` "
+                "snapshots; retraining them with `python -m anchorkit train --ignore-published` "
                 "keeps them, and with the CPU kernels pinned gives the published runs' weights "
                 "bit for bit on the machines where the pin holds: see the Reproducibility page)")
 

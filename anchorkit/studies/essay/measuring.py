@@ -102,7 +102,7 @@ COLUMN_REGIME = RECALIBRATED
 
 def column_runs(early: list[RunConfig]) -> dict[str, list[RunConfig]]:
     """The recalibrated column's runs by what they test: ``early`` (the confirmation's set, given
-    by its command, ``scripts.confirm``: a study's folder does not read another's; read at its
+    by its command, ``python -m anchorkit confirm``: a study's folder does not read another's; read at its
     initial, early (``EARLY_EPOCH``) and final weights) and ``recipe`` (the recalibrated paper
     seeds' controls and falloff runs under both arms, from the registry; initial and final)."""
     return {"early": list(early),

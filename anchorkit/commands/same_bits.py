@@ -14,7 +14,7 @@ The other commit's code runs from a temporary ``git worktree`` with this file's 
 calls the functions by today's names: a commit from before one of them existed cannot be
 compared this way.
 
-usage: python -m scripts.same_bits [--against REV]   (REV: default HEAD, so the uncommitted change)
+usage: python -m anchorkit same-bits [--against REV]   (REV: default HEAD, so the uncommitted change)
 exit status: 0 when every output is equal, 1 when some differ (each named), 2 for a bad REV.
 """
 
@@ -31,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository: no import of the library here
 
 
 def lib(name: str):

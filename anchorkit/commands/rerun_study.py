@@ -16,7 +16,7 @@ of their own named by what was run (``rerun_folder``: study, profile and seeds),
 other; the notebook and the page go beside them (or to ``--out``). A store or an ``--out`` in the
 repository's tracked tree is refused (git ignores ``.runs/``).
 
-usage: python -m scripts.rerun_study <study> --seeds 712 [713 ...] [--profile paper|quick]
+usage: python -m anchorkit rerun <study> --seeds 712 [713 ...] [--profile paper|quick]
        [--regime R] [--scheduler in-process|tcp://host:8786] [--out DIR] [--store DIR]
        (--regime: for the pages that show a second regime beside the weak basis, rotated-basis
        and reference-baseline; --store: the run store, default $ANCHORKIT_STORE, else .runs/)
@@ -29,11 +29,11 @@ import os
 import sys
 from pathlib import Path
 
-from scripts import resumable
+from anchorkit.engine.executor import resumable
 from anchorkit.core.config import ParameterError, check_choice, check_seeds, derive_seed
 from anchorkit.core.paths import check_outside_tracked
 from anchorkit.engine.profiles import PROFILES
-from anchorkit.engine.regimes import WEAK, regime
+from anchorkit.engine.regimes import DEFAULT, regime
 from anchorkit.core.store import REPO
 from anchorkit.engine.protocol import shown_regimes
 from anchorkit.engine.request import check_regimes
@@ -78,9 +78,9 @@ class Rerun:
         self.scheduler = check_scheduler(args.scheduler)
         self.notebook = NOTEBOOKS / f"{self.study.page}.ipynb"
         self.side_by_side = self.study.side_by_side  # its page shows regimes side by side
-        if self.regime != WEAK and not self.side_by_side:
+        if self.regime != DEFAULT and not self.side_by_side:
             raise ParameterError("--regime", args.regime, f"the {self.study.name} page shows the "
-                                 f"{WEAK.name} regime only")
+                                 f"{DEFAULT.name} regime only")
         self.store = RunStore(check_outside_tracked("--store", args.store) if args.store else None)
         self.reports = check_writable("--store", scratch_root(self.store.root) / rerun_folder(
             self.study.name, self.profile.name, self.seeds))
@@ -89,13 +89,13 @@ class Rerun:
         self.parameters = {"seeds": self.seeds, "profile": self.profile.name,
                            "reports_dir": str(self.reports), "store_dir": str(self.store.root),
                            "reuse": False, "progress": False}
-        if self.regime != WEAK:
+        if self.regime != DEFAULT:
             self.parameters["regimes"] = [self.regime.name]
 
     def shown(self) -> list:
         """The regimes the page will compute, as it decides (``protocol.shown_regimes``)."""
         if not self.side_by_side:
-            return [WEAK]
+            return [DEFAULT]
         return shown_regimes(self.study, self.seeds, self.profile, None, self.reports,
                              check_regimes(self.parameters.get("regimes")))
 
@@ -110,11 +110,11 @@ def assets() -> None:
     try:
         vendored_scripts()
     except FileNotFoundError:
-        from scripts import book_assets
+        import subprocess
 
         print("the page's JavaScript is not copied yet: installing it from npm once "
               "(npm ci, package-lock.json) into node_modules/ and book/_static/vendor/", flush=True)
-        book_assets.main()
+        subprocess.run([sys.executable, "-m", "scripts.book_assets"], cwd=REPO, check=True)
 
 
 def workers(client) -> int:

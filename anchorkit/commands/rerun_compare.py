@@ -13,7 +13,7 @@ bits across x86-64 machines; the re-runs say on which machines it did. The measu
 reductions whose rounding depends on the thread count, so two values agree when they differ by at
 most ``TOLERANCE`` (a few float32 units in the last place of numbers of order one).
 
-usage: python -m scripts.rerun_compare --study control --seeds 704 [--threads 2] [--publish]
+usage: python -m anchorkit check --study control --seeds 704 [--threads 2] [--publish]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
+from anchorkit.core.paths import REPO
 from anchorkit.core import kernels
 from anchorkit.core.config import ParameterError, check_int, check_seeds
 from anchorkit.engine.provenance import read_tables, scratch_root, source_state, write_study
@@ -33,7 +34,7 @@ from anchorkit.core.store import RunStore
 from anchorkit.engine.protocol import run_study
 from anchorkit.engine.registry import STUDIES, study_runs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO  # the repository (a clone: its book, reports, calibration)
 TOLERANCE = 1e-6  # float32 measures of order one: a few units in the last place
 
 

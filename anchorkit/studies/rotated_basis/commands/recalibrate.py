@@ -14,7 +14,7 @@ when something was measured, and only where a table or the decision changed; wit
 store's scratch folder), so that running the command on a store without the calibration's runs
 (a fresh clone) never rewrites the committed decision.
 
-usage: python -m scripts.recalibrate [--batch 2] [--measure-only] [--publish]
+usage: python -m anchorkit recalibrate [--batch 2] [--measure-only] [--publish]
        [--scheduler in-process|tcp://host:8786] [--out FOLDER]
 """
 
@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from anchorkit.core.paths import REPO
 from anchorkit.core import candidates
 from anchorkit.studies.rotated_basis import recalibration as rc
 from anchorkit.core.config import ParameterError, check_int
@@ -36,7 +37,7 @@ from anchorkit.engine.provenance import machine, scratch_root, source_state
 from anchorkit.core.store import RunStore
 from anchorkit.core.optimizers import ARM_NAMES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO  # the repository (a clone: its book, reports, calibration)
 OUT = ROOT / "calibration" / "second-regime"
 
 

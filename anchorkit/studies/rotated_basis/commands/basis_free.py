@@ -2,16 +2,16 @@
 ``calibration/basis-free/rule.md``, its predictions in ``predictions.md``, both committed before
 its runs): its calibration, then its paper set.
 
-usage: python -m scripts.basis_free calibrate [--publish] [--scheduler ...]
+usage: python -m anchorkit basis-free calibrate [--publish] [--scheduler ...]
        (trains what the rule waits for, in its order, until it decides; the scores and the
        decision go to the run store's scratch folder, or with --publish to
        calibration/basis-free/)
-   or: python -m scripts.basis_free train [--seeds 704 ...] [--scheduler ...]
+   or: python -m anchorkit basis-free train [--seeds 704 ...] [--scheduler ...]
        (the paper set at the learning rate the committed decision chose: the control and the
        regime's falloff at its paper seeds; finished runs are skipped, unfinished ones resume)
-   or: python -m scripts.basis_free publish [--seeds 704 ...] [--finished-only]
+   or: python -m anchorkit basis-free publish [--seeds 704 ...] [--finished-only]
        (its finished paper runs' weights to published/, indexed as the set "basis-free")
-   or: python -m scripts.basis_free measure [--publish] [--scheduler ...]
+   or: python -m anchorkit basis-free measure [--publish] [--scheduler ...]
        (its finished pairs measured with the sweep and judged by the committed predictions with
        the other two arms' tables: to the scratch folder, or with --publish to
        reports/<regime>/basis-free/)
@@ -23,7 +23,7 @@ import argparse
 import json
 import time
 
-from scripts import resumable
+from anchorkit.engine.executor import resumable
 from anchorkit.core.config import ParameterError, check_seeds
 from anchorkit.core.paths import check_writable
 from anchorkit.core.store import RunStore, StoreError
@@ -61,7 +61,7 @@ def train(args) -> None:
 
 def publish(args) -> None:
     from anchorkit.studies.rotated_basis.third_arm import FOLDER
-    from scripts.publish_runs import publish_set
+    from anchorkit.engine.published import publish_set
 
     cfgs = [c for c in bf.paper_runs(args.lr) if c.seed in args.seeds]
     print(publish_set(cfgs, bf.REGIME.name, FOLDER, finished_only=args.finished_only))

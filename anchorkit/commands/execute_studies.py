@@ -21,7 +21,7 @@ pages then executed on the committed tables of every regime they show.
 verify (a table or ``provenance.json`` edited) is one line naming the file, and nothing is
 recomputed over it.
 
-usage: python -m scripts.execute_studies [--compute [--regime R]] [study ...]
+usage: python -m anchorkit pages [--compute [--regime R]] [study ...]
 """
 
 from __future__ import annotations
@@ -32,11 +32,12 @@ from pathlib import Path
 
 import papermill as pm
 
+from anchorkit.core.paths import REPO
 from anchorkit.pages.catalogue import CATALOGUE
 from anchorkit.engine.regimes import REPORT, regime as resolve_regime
 from anchorkit.engine.registry import STUDIES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO  # the repository (a clone: its book, reports, calibration)
 PAGES = ROOT / "book" / "studies"
 
 
@@ -74,7 +75,7 @@ def not_computed_page(study: str) -> str:
             f"`reports/{study}/` yet, so this page has no results to show. To compute them (training "
             "the runs that are not in the run store or in `published/`, then measuring; "
             "`BENCHMARKS.md` says how long that takes):\n\n```bash\n"
-            f"python -m scripts.execute_studies --compute {study}\n```\n")
+            f"python -m anchorkit compute {study}\n```\n")
     return page + CATALOGUE[study].pending  # the scout: its rule, fixed before its runs
 
 

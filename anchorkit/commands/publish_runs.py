@@ -2,61 +2,24 @@
 ``published/``, the committed weights a fresh clone measures without retraining; ``index.parquet``
 (CSV beside) lists every published run with its regime.
 
-usage: python -m scripts.publish_runs [--seeds 704 ... 711] [--studies control ...]
+usage: python -m anchorkit publish [--seeds 704 ... 711] [--studies control ...]
        [--regime R]         (the studies' runs in another regime than the weak basis)
        [--finished-only]    (a set still training: publish the finished runs, name the others)
        [--snapshots 50 800] (their weights at these epochs too, from the store's snapshots)
-   or: python -m scripts.publish_runs --regime R --recipes falloff --optimizers adam rotated
+   or: python -m anchorkit publish --regime R --recipes falloff --optimizers adam rotated
        --seeds 720 ... 743 [--snapshots 50 800] [--finished-only]
-       (runs that are no study's: regime R's own, as train_runs --regime trains them)
+       (runs that are no study's: regime R's own, as `train --regime` trains them)
 """
 
 from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
-from anchorkit.engine.regimes import REGIMES, WEAK
-from anchorkit.core.store import PUBLISHED, RunStore, write_table
+from anchorkit.engine.regimes import DEFAULT, REGIMES
 from anchorkit.core.config import ParameterError, RunConfig, check_int, check_seeds
 from anchorkit.engine.registry import PAPER_SEEDS, STUDIES, study_runs
-from scripts.train_runs import regime_runs
-
-
-def add_to_index(new: pd.DataFrame) -> None:
-    """Add published runs' rows to ``published/index.parquet`` (CSV beside), one row per hash."""
-    f = PUBLISHED / "index.parquet"
-    old = pd.read_parquet(f) if f.exists() else new.iloc[:0]
-    if "regime" not in old:
-        old = old.assign(regime=WEAK.name)  # published before regimes were named: the weak basis
-    index = (pd.concat([old, new], ignore_index=True).drop_duplicates("hash", keep="last")
-             .sort_values(["regime", "run"], kind="stable"))
-    write_table(f, index, csv=True, verified=False)
-
-
-def publish_set(cfgs: list[RunConfig], regime: str, set_name: str | None = None,
-                snapshots=(), finished_only: bool = False) -> str:
-    """Publish these runs (their weights, and at ``snapshots`` too) and index them under
-    ``regime`` (and ``set_name``, a set of runs that is no study's), all of them, or with
-    ``finished_only`` the finished ones; one line saying what was published and left out. A run
-    not finished is an error otherwise."""
-    store = RunStore()
-    missing = [c.name for c in cfgs if not store.has_final(c)]
-    if missing and not finished_only:
-        raise SystemExit(f"not finished in {store.root}: {', '.join(missing)}")
-    done = {c.hash: c for c in cfgs if store.has_final(c)}
-    for c in done.values():
-        store.publish(c, snapshots=list(snapshots))
-    new = pd.DataFrame([{"run": c.name, "hash": h, "seed": c.seed, "recipe": c.recipe,
-                         "optimizer": c.optimizer, "epochs": c.epochs, "regime": regime,
-                         **({"set": set_name} if set_name else {})} for h, c in done.items()])
-    if done:  # nothing published: the index stays as it is
-        add_to_index(new)
-    return (f"published {len(done)} runs to {PUBLISHED}"
-            + (f" with their weights at epochs {', '.join(map(str, snapshots))}" if snapshots
-               else "")
-            + (f"; not finished, left out: {', '.join(missing)}" if missing else ""))
+from anchorkit.commands.train_runs import regime_runs
+from anchorkit.engine.published import publish_set
 
 
 def planned(args) -> list[RunConfig]:
@@ -77,7 +40,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, nargs="+", default=PAPER_SEEDS)
     p.add_argument("--studies", nargs="+", choices=tuple(STUDIES))
-    p.add_argument("--regime", choices=tuple(REGIMES), default=WEAK.name)
+    p.add_argument("--regime", choices=tuple(REGIMES), default=DEFAULT.name)
     p.add_argument("--recipes", nargs="+", help="with --optimizers: regime R's own runs, no study's")
     p.add_argument("--optimizers", nargs="+")
     p.add_argument("--snapshots", type=int, nargs="+", default=[], metavar="EPOCH",

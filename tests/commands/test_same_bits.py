@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from scripts.same_bits import differences
+from anchorkit.commands.same_bits import differences
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ def test_the_comparison_names_every_output_whose_bits_differ():
 
 
 def test_a_commit_that_is_not_there_is_named_in_one_line():
-    r = subprocess.run([sys.executable, "-m", "scripts.same_bits", "--against", "no-such-rev"],
+    r = subprocess.run([sys.executable, "-m", "anchorkit.commands.same_bits", "--against", "no-such-rev"],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "'no-such-rev' names no commit" in r.stderr
     assert "Traceback" not in r.stderr

@@ -3,7 +3,7 @@
 (``ranks``, ``rank_verdicts``, ``probe_verdicts``) of every report regime are rewritten where
 today's rules judge otherwise than the committed tables say, and no file where they agree.
 
-usage: python -m scripts.rejudge_diagnosis
+usage: python -m anchorkit rejudge-diagnosis
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def train_runs(*argv) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scripts.train_runs", *argv], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "anchorkit.commands.train_runs", *argv], cwd=ROOT,
                           capture_output=True, text=True, timeout=120,
                           env={"PATH": "/usr/bin:/bin", "ANCHORKIT_STORE": "/nonexistent/store"})
 
@@ -40,7 +40,7 @@ def test_a_bad_command_line_is_refused_in_one_line_naming_the_value(argv, named,
                                                                    capsys):
     """In-process (``main(argv)``, the code ``python -m`` runs; an uncaught error fails the test
     as a traceback would): exit status 2 and the value named, nothing planned."""
-    from scripts.train_runs import main
+    from anchorkit.commands.train_runs import main
 
     monkeypatch.setenv("ANCHORKIT_STORE", "/nonexistent/store")
     monkeypatch.delenv("ANCHORKIT_SCHEDULER", raising=False)
@@ -60,7 +60,7 @@ def test_a_bad_command_line_from_the_shell_is_one_line_without_a_traceback():
     assert "expected distinct seeds" in r.stderr and "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("script", ["scripts.train_runs", "scripts.confirm"])
+@pytest.mark.parametrize("script", ["anchorkit.commands.train_runs", "anchorkit.commands.confirm"])
 def test_a_store_that_cannot_be_written_is_named_in_one_line(tmp_path, script, monkeypatch,
                                                              capsys):
     """A store path that is a file, or a folder that cannot be made (here under /proc, refused
@@ -89,7 +89,7 @@ def test_a_regime_s_runs_are_its_published_runs_at_their_seeds():
 
     import pandas as pd
 
-    from scripts.train_runs import plan
+    from anchorkit.commands.train_runs import plan
 
     args = argparse.Namespace(study=None, regime="no-positions-no-biases-lr-decayed-pull-0.3",
                               seeds=[704, 720], recipes=["falloff"], optimizers=["adam", "rotated"],
@@ -147,7 +147,7 @@ def test_execute_studies_computes_what_its_regime_flag_names(monkeypatch):
     tables (reuse); ``--compute`` alone executes the pages without reuse, so that a page computes
     every regime it shows. Nothing is trained or executed here: both steps are recorded."""
     import anchorkit.engine.protocol as protocol
-    import scripts.execute_studies as ex
+    import anchorkit.commands.execute_studies as ex
     from anchorkit.engine.regimes import SECOND, WEAK
 
     ran, executed = [], []
@@ -172,8 +172,8 @@ def test_execute_studies_computes_what_its_regime_flag_names(monkeypatch):
 def test_publish_runs_names_a_regime_s_own_runs_as_train_runs_does():
     import argparse
 
-    from scripts.publish_runs import planned
-    from scripts.train_runs import plan
+    from anchorkit.commands.publish_runs import planned
+    from anchorkit.commands.train_runs import plan
 
     regime = "no-positions-no-biases-lr-decayed-pull-0.3"
     args = argparse.Namespace(studies=None, regime=regime, seeds=[720, 721], recipes=["falloff"],
@@ -187,10 +187,10 @@ def test_publish_runs_names_a_regime_s_own_runs_as_train_runs_does():
 
 
 def test_the_viability_command_writes_the_committed_record_only_with_publish(monkeypatch, tmp_path):
-    """Issue 67: scripts.viability wrote reports/ on every call. Now the committed folder only
+    """Issue 67: anchorkit.studies.scout.commands.viability wrote reports/ on every call. Now the committed folder only
     with --publish; by default the run store's scratch folder (nothing trained here: the check
     itself is recorded)."""
-    import scripts.viability as command
+    import anchorkit.studies.scout.commands.viability as command
     from anchorkit.engine.provenance import scratch_root
     from anchorkit.studies.scout import viability
 
@@ -212,7 +212,7 @@ def test_ctrl_c_under_train_runs_says_one_line_and_no_traceback(tmp_path):
     import time
 
     env = {"PATH": "/usr/bin:/bin", "ANCHORKIT_STORE": str(tmp_path / "store")}
-    p = subprocess.Popen([sys.executable, "-m", "scripts.train_runs", "--seeds", "5", "--recipes",
+    p = subprocess.Popen([sys.executable, "-m", "anchorkit.commands.train_runs", "--seeds", "5", "--recipes",
                           "control", "--epochs", "400", "--scheduler", "in-process"], cwd=ROOT,
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
@@ -225,7 +225,7 @@ def test_ctrl_c_under_train_runs_says_one_line_and_no_traceback(tmp_path):
 
 
 def test_confirm_essay_refuses_seeds_it_would_ignore(monkeypatch, capsys):
-    from scripts.confirm import main
+    from anchorkit.commands.confirm import main
 
     monkeypatch.setenv("ANCHORKIT_STORE", "/nonexistent/store")
     with pytest.raises(SystemExit) as stop:
@@ -235,11 +235,11 @@ def test_confirm_essay_refuses_seeds_it_would_ignore(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("argv, named", [
-    (["scripts.publish_runs", "--seeds", "-1"], "expected seeds >= 0"),
-    (["scripts.rerun_compare", "--threads", "0"], "'threads' = 0: expected an integer >= 1"),
-    (["scripts.rerun_compare", "--seeds", "-2"], "expected seeds >= 0"),
-    (["scripts.adopt_store", "/nonexistent"], "/nonexistent: not a run store"),
-    (["scripts.execute_studies", "--bogus"], "unknown option --bogus"),
+    (["anchorkit.commands.publish_runs", "--seeds", "-1"], "expected seeds >= 0"),
+    (["anchorkit.commands.rerun_compare", "--threads", "0"], "'threads' = 0: expected an integer >= 1"),
+    (["anchorkit.commands.rerun_compare", "--seeds", "-2"], "expected seeds >= 0"),
+    (["anchorkit.commands.adopt_store", "/nonexistent"], "/nonexistent: not a run store"),
+    (["anchorkit.commands.execute_studies", "--bogus"], "unknown option --bogus"),
 ])
 def test_the_smaller_commands_refuse_bad_values_in_one_line(argv, named, capsys):
     """In-process (each script's ``main(argv)``, what ``python -m`` runs; an uncaught error fails
@@ -254,7 +254,7 @@ def test_the_smaller_commands_refuse_bad_values_in_one_line(argv, named, capsys)
 
 
 def test_execute_studies_help_is_its_usage(capsys):
-    from scripts.execute_studies import main
+    from anchorkit.commands.execute_studies import main
 
     main(["--help"])  # prints its usage and does nothing else
-    assert "usage: python -m scripts.execute_studies" in capsys.readouterr().out
+    assert "usage: python -m anchorkit pages" in capsys.readouterr().out

@@ -13,8 +13,8 @@ before ``provenance.json`` carried its own digest is adopted the same way with `
 tables are checked against the manifest in its provenance and the provenance's digest is written
 (a folder whose tables do not match is refused, not adopted).
 
-usage: python -m scripts.adopt_store [STORE]   (default: $ANCHORKIT_STORE or .runs/)
-       python -m scripts.adopt_store --reports FOLDER   (every table folder under FOLDER)
+usage: python -m anchorkit adopt [STORE]   (default: $ANCHORKIT_STORE or .runs/)
+       python -m anchorkit adopt --reports FOLDER   (every table folder under FOLDER)
 """
 
 from __future__ import annotations

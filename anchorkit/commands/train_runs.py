@@ -4,15 +4,15 @@ The runs are trained through ``anchorkit.engine.executor``: on a LocalCluster of
 per core, or on the Dask cluster named by ``--scheduler`` / ``$ANCHORKIT_SCHEDULER``. Finished runs
 are skipped and unfinished ones resume from their last checkpoint, so it can be rerun after a stop.
 
-usage: python -m scripts.train_runs --seeds 1 2 --recipes control falloff --optimizers adam
+usage: python -m anchorkit train --seeds 1 2 --recipes control falloff --optimizers adam
        [--epochs 400] [--set key=value ...]   (key: a ModelConfig/TrainConfig/TaskConfig field)
        (every value is checked before any work starts; a bad one is named in one line)
        [--ignore-published]   (retrain runs that published/ holds, e.g. to keep their snapshots)
        [--scheduler in-process|tcp://host:8786]
-   or: python -m scripts.train_runs --study loss-rate-screen [--seeds 800 801 ...] [--regime R]
+   or: python -m anchorkit train --study loss-rate-screen [--seeds 800 801 ...] [--regime R]
        (every run of a study at the paper profile, its default seeds unless given; the per-run
        flags --epochs, --recipes, --optimizers and --set are refused with --study)
-   or: python -m scripts.train_runs --regime R --seeds 720 721 ... --recipes falloff
+   or: python -m anchorkit train --regime R --seeds 720 721 ... --recipes falloff
        --optimizers adam rotated [--epochs N]
        (runs in regime R's settings, its recipe in place of a study's name for it and its own
        length unless given: the confirmation's set; --set is refused with --regime)
@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from scripts import resumable
+from anchorkit.engine.executor import resumable
 from anchorkit import ModelConfig, RunConfig, TaskConfig, TrainConfig
 from anchorkit.core.config import RECIPES, ParameterError, check_choice, check_int, check_seeds
 from anchorkit.core.paths import check_writable

@@ -2,20 +2,20 @@
 calibration seeds, measure, decide, and write the tables: into the committed
 ``reports/<regime>/viability/`` with ``--publish``, else into the run store's scratch folder.
 
-usage: python -m scripts.viability [--publish] [--scheduler in-process|tcp://host:8786]
+usage: python -m anchorkit viability [--publish] [--scheduler in-process|tcp://host:8786]
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
+from anchorkit.core.paths import REPO
 from anchorkit.studies.scout import viability
 from anchorkit.core.config import ParameterError
 from anchorkit.engine.executor import check_scheduler
 from anchorkit.engine.provenance import scratch_root
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO  # the repository (a clone: its book, reports, calibration)
 
 
 def main(argv=None):

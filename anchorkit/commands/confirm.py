@@ -1,14 +1,16 @@
 """The confirmation of the report's answer (anchorkit.studies.rotated_basis.confirmation; its rule in
 ``calibration/second-regime/confirmation.md``): train its set, publish it, measure and judge it.
+A study's verb kept with the reader's commands, not in the study's folder: its ``essay`` step
+measures the essay study's column from the same runs, and one study's folder reads no other's.
 
-usage: python -m scripts.confirm train [--seeds 720 ... 743] [--scheduler ...]
+usage: python -m anchorkit confirm train [--seeds 720 ... 743] [--scheduler ...]
        (the set's runs, both arms, as ensembles; finished runs are skipped, unfinished ones resume)
-   or: python -m scripts.confirm publish [--seeds ...] [--finished-only]
+   or: python -m anchorkit confirm publish [--seeds ...] [--finished-only]
        (final weights and those of epochs 50 and 800 into published/, the index updated)
-   or: python -m scripts.confirm measure [--publish] [--scheduler ...]
+   or: python -m anchorkit confirm measure [--publish] [--scheduler ...]
        (every run read at epoch 800 and at its end, judged by the rule: the tables go to the run
        store's scratch folder, or with --publish to reports/<regime>/confirmation/)
-   or: python -m scripts.confirm essay [--publish] [--scheduler ...]
+   or: python -m anchorkit confirm essay [--publish] [--scheduler ...]
        (the essay's recalibrated column, issue 71: the set's runs at their initial, epoch-50 and
        final weights, and the recalibrated paper seeds' controls and falloff runs; to the scratch
        folder, or with --publish to reports/<regime>/geometry-of-anchors/)
@@ -19,8 +21,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from scripts import resumable
-from scripts.publish_runs import publish_set
+from anchorkit.engine.executor import resumable
+from anchorkit.engine.published import publish_set
 from anchorkit.core.config import ParameterError, check_seeds
 from anchorkit.core.paths import REPORTS, check_writable
 from anchorkit.core.store import RunStore, StoreError
