@@ -103,7 +103,20 @@ def test_a_glossary_term_shows_its_definition_on_hover(html, browser):
     assert _errors(browser) == []
 
 
-class _Prose(HTMLParser):
+class _Stacked(HTMLParser):
+    """A parser that keeps the open tags (``stack``: each with what the parser marks of it); a
+    closing tag pops the stack down to its opening one (HTML leaves some tags unclosed)."""
+
+    stack: list
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            t, _ = self.stack.pop()
+            if t == tag:
+                break
+
+
+class _Prose(_Stacked):
     """The text of a page's prose (paragraphs and list items of the article), outside cell
     outputs, code and text glued from a notebook (``glued`` and ``pasted-text`` spans)."""
 
@@ -120,12 +133,6 @@ class _Prose(HTMLParser):
                 or "cell_output" in cls or "headerlink" in cls)
         if tag not in ("br", "img", "hr", "meta", "link", "input"):
             self.stack.append((tag, skip))
-
-    def handle_endtag(self, tag):
-        while self.stack:
-            t, _ = self.stack.pop()
-            if t == tag:
-                break
 
     def handle_data(self, data):
         tags = [t for t, _ in self.stack]
@@ -349,7 +356,7 @@ def test_every_chart_has_a_caption_under_it(html, browser):
     assert missing == {}
 
 
-class _Reading(HTMLParser):
+class _Reading(_Stacked):
     """What a reader reads in a page's article, glued text included: every word outside tables,
     code, scripts, styles and drawings, and apart the words inside links to the ledger (where a
     claim's id is its key)."""
@@ -365,12 +372,6 @@ class _Reading(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag not in ("br", "img", "hr", "meta", "link", "input", "col", "source"):
             self.stack.append((tag, dict(attrs).get("href") or ""))
-
-    def handle_endtag(self, tag):
-        while self.stack:
-            t, _ = self.stack.pop()
-            if t == tag:
-                break
 
     def handle_data(self, data):
         tags = [t for t, _ in self.stack]
