@@ -212,10 +212,15 @@ def conjecture_reading(c: pd.DataFrame) -> str:
               "term" if bool(b["holds"]) else
               "the spill is not above rotated Adam's, so the larger job the source expected of "
               "the anti term finds no support in spill")
-    way = "higher" if r["median difference"] > 0 else "not higher"
-    return (f"{first}; {second}. Alignment with e₁ is {way} than under rotated Adam (median "
-            f"difference {r['median difference']:.3f}, larger on {int(r['larger on'])} of "
-            f"{int(r['seeds'])} seeds; reported, no side predicted).")
+    # read from its interval, as the question's test reads its own: a side only where it excludes
+    # zero
+    way = ("higher than under rotated Adam" if r["interval low"] > 0 else
+           "lower than under rotated Adam" if r["interval high"] < 0 else
+           "not told apart from rotated Adam's")
+    return (f"{first}; {second}. Alignment with e₁ is {way} (median difference "
+            f"{r['median difference']:.3f}, 95% interval {r['interval low']:.3f} to "
+            f"{r['interval high']:.3f}, larger on {int(r['larger on'])} of {int(r['seeds'])} "
+            f"seeds; reported, no side predicted).")
 
 
 def shown(reports=REPORTS) -> list:

@@ -124,12 +124,15 @@ def test_the_premise_sentence_counts_only_the_parts_judged_and_names_those_that_
     assert page.premise_sentence(p.assign(holds=True)).endswith("(the table below).")
 
 
-def conjecture(a, b, c_median):
-    """A conjecture table: (a) along two bases, (b) judged ``b``, (c) reported."""
+def conjecture(a, b, c_median, c_width=0.02):
+    """A conjecture table: (a) along two bases, (b) judged ``b``, (c) reported, its interval
+    ``c_median`` ± ``c_width``."""
     return pd.DataFrame({"part": ["(a) syntax at chance"] * 2 + ["(b) spill above rotated's",
                                                                  third_arm.REPORTED],
                          "basis": ["coordinate axes", "rotated axes", "", ""],
                          "holds": [*a, b, None], "median difference": [None, None, 0.0, c_median],
+                         "interval low": [None, None, -0.01, c_median - c_width],
+                         "interval high": [None, None, 0.0, c_median + c_width],
                          "larger on": [None, None, 3, 12], "seeds": [None, None, 16, 16]})
 
 
@@ -143,7 +146,9 @@ def test_the_conjecture_reads_as_one_for_every_verdict_of_its_parts(a, b):
         assert f"not at chance along the {' and '.join(off)}" in said
     assert ("finds no support" in said) == (not b) and ("spill is above" in said) == b
     assert "higher than under rotated Adam" in said and "larger on 12 of 16 seeds" in said
-    assert "not higher" in page.conjecture_reading(conjecture(a, b, -0.04))
+    assert "lower than under rotated Adam" in page.conjecture_reading(conjecture(a, b, -0.04))
+    across = page.conjecture_reading(conjecture(a, b, 0.04, c_width=0.1))  # its interval spans 0
+    assert "not told apart from rotated Adam's" in across and "higher" not in across
     pending = page.conjecture_reading(conjecture((None, None), None, 0.04))
     assert "judged once every seed is in" in pending and "support" not in pending
 
