@@ -521,3 +521,16 @@ def test_a_toy_optimizer_with_no_own_basis_is_one_value_that_a_study_trains_and_
     assert len(out["results"]) == 1 and row.optimizer == "toy-none"
     assert {c.optimizer for c in s.runs([3], QUICK, regimes.DEFAULT, 1)} == {"toy-none"}
     assert math.isfinite(row["raw_removal"]) and "toy-none" in str(row["run"])
+
+
+def test_a_regime_that_only_swaps_a_recipe_is_said_as_its_parent_s_settings_with_the_swap():
+    """The report's regime sentence: the recalibrated regime (the second's model and training,
+    its own falloff) is said as the second regime's settings with the swap, not its changes
+    again; a regime with changes of its own lists them; the weak-basis one has none to list."""
+    said = report_page.regimes_text({WEAK: {}, SECOND: {}, RECALIBRATED: {}}, {})
+    assert "the **weak-basis regime** (400 epochs)" in said
+    assert f"the **second regime** ({SECOND.describe()}; " in said
+    assert ("the **second regime, recalibrated** (the second regime's settings, falloff-pull-0.3 "
+            "in place of falloff; ") in said
+    alone = report_page._described(RECALIBRATED, [WEAK])  # its parent not named before it
+    assert alone == f"{RECALIBRATED.describe()}; " and report_page._described(WEAK, []) == ""
