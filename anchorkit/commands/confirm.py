@@ -23,7 +23,8 @@ import time
 
 from anchorkit.engine.executor import resumable
 from anchorkit.engine.published import publish_set
-from anchorkit.core.config import ParameterError, check_seeds
+from anchorkit.core.config import ParameterError
+from anchorkit.engine.request import check_seeds_of
 from anchorkit.core.paths import REPORTS, check_writable
 from anchorkit.core.store import RunStore, StoreError
 from anchorkit.engine.executor import check_scheduler, execute, training_graph
@@ -79,12 +80,8 @@ def main(argv=None):
     p.add_argument("--publish", action="store_true", help="measure: write the committed tables")
     args = p.parse_args(argv)
     try:
-        check_seeds(args.seeds)
+        check_seeds_of(args.seeds, c.SEEDS, "the confirmation's")
         check_scheduler(args.scheduler)
-        unknown = [s for s in args.seeds if s not in c.SEEDS]
-        if unknown:
-            raise ParameterError("--seeds", unknown, f"the confirmation's seeds are "
-                                 f"{c.SEEDS[0]}–{c.SEEDS[-1]}")
         if args.finished_only and args.verb != "publish":
             raise ParameterError("--finished-only", True, "applies to publish only")
         if args.verb == "essay" and args.seeds != list(c.SEEDS):

@@ -152,3 +152,13 @@ def check_regimes(regimes) -> tuple[Regime, ...] | None:
 
 
 PARAMETERS = tuple(inspect.signature(request).parameters)  # what a page's parameters cell may set
+
+
+def check_seeds_of(seeds, allowed, whose: str) -> list[int]:
+    """Seeds (``check_seeds``) that are all among a fixed set's ``allowed`` (a command that runs
+    one set, named ``whose``: its confirmation, its paper set): the strays named, ``--seeds``."""
+    seeds = check_seeds(seeds)
+    unknown = [s for s in seeds if s not in allowed]
+    if unknown:
+        raise ParameterError("--seeds", unknown, f"{whose} seeds are {min(allowed)}–{max(allowed)}")
+    return seeds

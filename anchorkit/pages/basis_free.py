@@ -79,7 +79,10 @@ def said() -> str:
 
 def paper_set() -> str:
     """The arm's paper set in words, from its configurations (the Methods page's clause)."""
-    runs = bf.paper_runs(bf.chosen_rate())
+    try:
+        runs = bf.paper_runs(bf.chosen_rate())
+    except ValueError:  # no rate chosen (yet): no paper set to name
+        return "not yet set (its calibration has chosen no learning rate)"
     seeds = sorted({c.seed for c in runs})
     recipes = list(dict.fromkeys(c.recipe for c in runs))
     return (f"{' and '.join(recipes)} at seeds {seeds[0]}–{seeds[-1]} in the {bf.REGIME.title} "
@@ -201,7 +204,7 @@ def conjecture_reading(c: pd.DataFrame) -> str:
     a = c[c["part"].str.startswith("(a)")]
     b = c[c["part"].str.startswith("(b)")].iloc[0]
     r = c[c["part"] == third_arm.REPORTED].iloc[0]
-    if not a["holds"].map(_judged).all():
+    if not (a["holds"].map(_judged).all() and _judged(b["holds"])):
         return "The source's conjecture is judged once every seed is in (the table below)."
     off = [basis for basis, h in zip(a["basis"], a["holds"]) if not bool(h)]
     first = ("The syntax tokens sit at chance along both bases, so no direction was cheap to "

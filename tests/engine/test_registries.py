@@ -534,3 +534,13 @@ def test_a_regime_that_only_swaps_a_recipe_is_said_as_its_parent_s_settings_with
             "in place of falloff; ") in said
     alone = report_page._described(RECALIBRATED, [WEAK])  # its parent not named before it
     assert alone == f"{RECALIBRATED.describe()}; " and report_page._described(WEAK, []) == ""
+
+
+def test_seeds_of_a_fixed_set_name_the_strays_and_the_set():
+    from anchorkit.engine.request import check_seeds_of
+
+    assert check_seeds_of([720, 721], range(720, 744), "the confirmation's") == [720, 721]
+    with pytest.raises(ParameterError, match=r"\[3, 800\].*the confirmation's seeds are 720–743"):
+        check_seeds_of([720, 3, 800], range(720, 744), "the confirmation's")
+    with pytest.raises(ParameterError, match="distinct"):  # check_seeds' checks first
+        check_seeds_of([720, 720], range(720, 744), "the confirmation's")

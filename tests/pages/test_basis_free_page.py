@@ -151,6 +151,20 @@ def test_the_conjecture_reads_as_one_for_every_verdict_of_its_parts(a, b):
     assert "not told apart from rotated Adam's" in across and "higher" not in across
     pending = page.conjecture_reading(conjecture((None, None), None, 0.04))
     assert "judged once every seed is in" in pending and "support" not in pending
+    half = page.conjecture_reading(conjecture((True, True), None, 0.04))  # (b) not judged yet
+    assert "judged once every seed is in" in half and "support" not in half
+
+
+def test_the_paper_set_is_named_from_its_configurations_or_said_not_set(monkeypatch):
+    said = page.paper_set()
+    runs = bf.paper_runs(bf.chosen_rate())
+    assert f"({len(runs)} runs of {runs[0].epochs} epochs)" in said and bf.REGIME.title in said
+
+    def none():
+        raise ValueError("no rate chosen")
+
+    monkeypatch.setattr(bf, "chosen_rate", none)
+    assert page.paper_set().startswith("not yet set")
 
 
 @pytest.mark.parametrize("spills", [0, 2])

@@ -24,7 +24,8 @@ import json
 import time
 
 from anchorkit.engine.executor import resumable
-from anchorkit.core.config import ParameterError, check_seeds
+from anchorkit.core.config import ParameterError
+from anchorkit.engine.request import check_seeds_of
 from anchorkit.core.paths import check_writable
 from anchorkit.core.store import RunStore, StoreError
 from anchorkit.engine.executor import check_scheduler, execute, training_graph
@@ -93,12 +94,8 @@ def main(argv=None):
                    help="publish: the finished runs only, naming the others")
     args = p.parse_args(argv)
     try:
-        check_seeds(args.seeds)
+        check_seeds_of(args.seeds, bf.PAPER_SEEDS, "the paper set's")
         check_scheduler(args.scheduler)
-        unknown = [s for s in args.seeds if s not in bf.PAPER_SEEDS]
-        if unknown:
-            raise ParameterError("--seeds", unknown, f"the paper set's seeds are "
-                                 f"{bf.PAPER_SEEDS[0]}–{bf.PAPER_SEEDS[-1]}")
         if args.verb == "calibrate" and args.seeds != list(bf.PAPER_SEEDS):
             raise ParameterError("--seeds", args.seeds, "calibrate trains the rule's seeds")
         if args.publish and args.verb in ("train", "publish"):
